@@ -1,0 +1,98 @@
+// Command ragbench is the benchmark and evaluation harness for retrieval-augmented generation research.
+//
+// main is thin: it calls run, which builds the command tree, and maps errors to exit codes
+// (0 success, 1 failure, 2 bad usage).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// registry holds the top-level commands; each command-group file appends to it in an init function,
+// so that files for different command groups never touch one another.
+var registry []*cli.Command
+
+// register adds top-level commands to the application.
+func register(cmds ...*cli.Command) { registry = append(registry, cmds...) }
+
+// usageError marks an error caused by bad usage; run's caller exits 2 on it.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef returns a usage error (exit code 2).
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err to stderr and maps it to the process exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "ragbench:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// run builds the application and runs it with args (args[0] is the program name).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmds := append([]*cli.Command(nil), registry...)
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	app := &cli.App{
+		Name:                 "ragbench",
+		Usage:                "benchmark and evaluation harness for retrieval-augmented generation",
+		Version:              version,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Commands:             cmds,
+		EnableBashCompletion: true,
+		// Errors are printed once by main; keep urfave/cli from exiting the process.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
+			return usageError{err}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {},
+	}
+	for _, c := range cmds {
+		setUsageHandler(c)
+	}
+	var unknown string
+	app.CommandNotFound = func(c *cli.Context, name string) { unknown = name }
+	err := app.RunContext(ctx, args)
+	if err == nil && unknown != "" {
+		return usagef("unknown command %q; see 'ragbench --help'", unknown)
+	}
+	return err
+}
+
+// setUsageHandler makes flag-parsing errors in every subcommand usage errors (exit 2).
+func setUsageHandler(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	for _, s := range c.Subcommands {
+		setUsageHandler(s)
+	}
+}
