@@ -9,7 +9,7 @@ import (
 func TestTokenize(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want []string
+		want     []string
 	}{
 		{"empty input gives no tokens", "", nil},
 		{"words and punctuation are separate", "Hello, world!", []string{"Hello", ",", "world", "!"}},
