@@ -143,7 +143,7 @@ type batch struct {
 type worker struct {
 	an     Analyzer
 	fields Fields
-	tok    map[string]int32 // lowercased token -> local id, or -1 for a stopword
+	tok    *tokTable // lowercased token -> local id, or -1 for a stopword
 	nLocal int32
 	stamp  []int32 // per local id: index+1 of the document that last saw it, within the batch
 	slot   []int32 // per local id: its entry index in the current document
@@ -161,7 +161,7 @@ func (w *worker) process(b *batch) {
 		mark := int32(di + 1)
 		var n uint32
 		add := func(tok []byte) {
-			id, ok := w.tok[string(tok)]
+			id, ok := w.tok.get(tok)
 			if !ok {
 				t, keep := termOf(w.an, tok)
 				if !keep {
@@ -173,7 +173,7 @@ func (w *worker) process(b *batch) {
 					w.stamp = append(w.stamp, 0)
 					w.slot = append(w.slot, 0)
 				}
-				w.tok[string(tok)] = id
+				w.tok.put(tok, id)
 			}
 			if id < 0 {
 				return
@@ -217,7 +217,7 @@ type builder struct {
 	termList []string
 	trans    [][]int32 // per worker: local id -> global id
 	lens     []uint32
-	buf      []posting
+	buf      chunks    // the in-memory run
 	maxBuf   int       // spill when buf would exceed this many postings
 	sorted   []posting // the spill's scratch copy
 	runs     []string
@@ -238,7 +238,6 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		capPostings = 1024
 	}
 	b.maxBuf = int(capPostings)
-	b.buf = make([]posting, 0, min(b.maxBuf, 1<<16)) // grows by append up to maxBuf
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -250,7 +249,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: map[string]int32{}}
+			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable()}
 			for bt := range work {
 				bt.worker = i
 				w.process(bt)
@@ -266,15 +265,8 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 			if err != nil {
 				continue // drain
 			}
-			if err = b.accept(bt); err != nil {
+			if err = b.accept(bt, free); err != nil {
 				cancel()
-				continue
-			}
-			// Recycle the batch.
-			bt.docs = bt.docs[:0]
-			select {
-			case free <- bt:
-			default:
 			}
 		}
 		accErr <- err
@@ -294,12 +286,12 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(b.buf) > 0 || len(b.runs) == 0 {
+	if b.buf.n > 0 || len(b.runs) == 0 {
 		if err := b.spill(); err != nil {
 			return nil, err
 		}
 	}
-	b.buf, b.sorted = nil, nil
+	b.buf, b.sorted = chunks{}, nil
 	if err := b.finish(ctx); err != nil {
 		return nil, err
 	}
@@ -459,7 +451,7 @@ func (b *builder) readID(w *sumWriter, ord uint32) (string, error) {
 }
 
 // accept takes analyzed batches in any order and applies them in document order.
-func (b *builder) accept(bt *batch) error {
+func (b *builder) accept(bt *batch, free chan *batch) error {
 	b.pending[bt.seq] = bt
 	for {
 		next, ok := b.pending[b.nextSeq]
@@ -470,6 +462,13 @@ func (b *builder) accept(bt *batch) error {
 		b.nextSeq++
 		if err := b.apply(next); err != nil {
 			return err
+		}
+		// Recycle the batch once applied.
+		clear(next.docs)
+		next.docs = next.docs[:0]
+		select {
+		case free <- next:
+		default:
 		}
 	}
 }
@@ -497,13 +496,13 @@ func (b *builder) apply(bt *batch) error {
 			b.meta.DocCount++
 			b.meta.SumTotalTermFreq += int64(n)
 		}
-		if len(b.buf) > 0 && len(b.buf)+int(end-start) > b.maxBuf {
+		if b.buf.n > 0 && b.buf.n+int(end-start) > b.maxBuf {
 			if err := b.spill(); err != nil {
 				return err
 			}
 		}
 		for j := start; j < end; j++ {
-			b.buf = append(b.buf, posting{term: uint32(tr[bt.ids[j]]), doc: doc, tf: bt.tfs[j]})
+			b.buf.add(posting{term: uint32(tr[bt.ids[j]]), doc: doc, tf: bt.tfs[j]})
 		}
 		b.meta.Postings += int64(end - start)
 		start = end
@@ -528,19 +527,23 @@ func (b *builder) spill() error {
 	w := bufio.NewWriterSize(f, 4<<20)
 	V := len(b.termList)
 	counts := make([]uint32, V+1)
-	for _, p := range b.buf {
-		counts[p.term+1]++
+	for _, c := range b.buf.c {
+		for _, p := range c {
+			counts[p.term+1]++
+		}
 	}
 	for i := 1; i <= V; i++ {
 		counts[i] += counts[i-1]
 	}
-	if cap(b.sorted) < len(b.buf) {
-		b.sorted = make([]posting, len(b.buf), cap(b.buf))
+	if cap(b.sorted) < b.buf.n {
+		b.sorted = make([]posting, b.buf.n)
 	}
-	sorted := b.sorted[:len(b.buf)]
-	for _, p := range b.buf {
-		sorted[counts[p.term]] = p
-		counts[p.term]++
+	sorted := b.sorted[:b.buf.n]
+	for _, c := range b.buf.c {
+		for _, p := range c {
+			sorted[counts[p.term]] = p
+			counts[p.term]++
+		}
 	}
 	var tmp [binary.MaxVarintLen64]byte
 	put := func(v uint64) {
@@ -573,11 +576,39 @@ func (b *builder) spill() error {
 		return fmt.Errorf("bm25: write run: %w", err)
 	}
 	b.runs = append(b.runs, name)
-	b.buf = b.buf[:0]
+	b.buf.reset()
 	if b.opt.Progress != nil {
 		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", len(b.runs), len(sorted))
 	}
 	return nil
+}
+
+// chunks is a growable postings buffer that never copies: fixed-size chunks, reused after a spill.
+type chunks struct {
+	c    [][]posting
+	n    int
+	used int // chunks in use
+}
+
+const chunkLen = 1 << 16
+
+func (c *chunks) add(p posting) {
+	if c.used == 0 || len(c.c[c.used-1]) == chunkLen {
+		if c.used == len(c.c) {
+			c.c = append(c.c, make([]posting, 0, chunkLen))
+		}
+		c.used++
+	}
+	last := &c.c[c.used-1]
+	*last = append(*last, p)
+	c.n++
+}
+
+func (c *chunks) reset() {
+	for i := range c.c {
+		c.c[i] = c.c[i][:0]
+	}
+	c.used, c.n = 0, 0
 }
 
 // runReader reads one run file term by term.

@@ -131,6 +131,13 @@ func (s *sumWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteString writes str without converting it to a byte slice.
+func (s *sumWriter) WriteString(str string) (int, error) {
+	n, err := s.w.WriteString(str)
+	s.n += int64(n)
+	return n, err
+}
+
 func (s *sumWriter) close() (FileSum, error) {
 	if err := s.w.Flush(); err != nil {
 		s.f.Close()
