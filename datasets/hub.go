@@ -454,3 +454,10 @@ func FetchName(ctx context.Context, f *Fetcher, name string) (string, []FetchRes
 	res, err := f.Fetch(ctx, src, dest)
 	return dest, res, err
 }
+
+// LocalDirOf returns the directory of a known dataset below a data directory (for example
+// "hotpotqa/fullwiki"), with its canonical name.
+func LocalDirOf(name string) (canonical, dir string, ok bool) {
+	k, ok := lookupName(name)
+	return k.Name, k.Dir, ok
+}
