@@ -8,9 +8,9 @@ import (
 
 // Call is the record of one Generate call made through Accounting.
 type Call struct {
-	Endpoint         Endpoint      `json:"endpoint"`
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
+	Endpoint         Endpoint `json:"endpoint"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
 	// Estimated is true when the token counts come from the fallback tokenizer (tokens.go).
 	Estimated bool `json:"estimated,omitempty"`
 	// Latency is the server time reported in Response.Latency (zero for a cache hit); Wall is the

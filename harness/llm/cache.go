@@ -187,7 +187,7 @@ type Cache struct {
 	id    Identity
 
 	hits, misses, shared, writes, writeErrors atomic.Int64
-	lastWriteErr                             atomic.Pointer[error]
+	lastWriteErr                              atomic.Pointer[error]
 
 	mu     sync.Mutex
 	flight map[[32]byte]*flightCall
