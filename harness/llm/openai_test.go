@@ -181,9 +181,9 @@ func TestRetriesRecover(t *testing.T) {
 
 func TestRetryAfterIsHonoured(t *testing.T) {
 	cases := []struct {
-		name         string
+		name           string
 		after, afterMs string
-		min          time.Duration
+		min            time.Duration
 	}{
 		{"Retry-After seconds", "1", "", time.Second},
 		{"retry-after-ms", "", "300", 300 * time.Millisecond},

@@ -56,6 +56,15 @@ const (
 	Reset
 )
 
+// String names the fault.
+func (f Fault) String() string {
+	names := [...]string{"none", "rate-limit", "server-error", "bad-request", "slow", "truncated", "cut-body", "reset"}
+	if int(f) >= 0 && int(f) < len(names) {
+		return names[f]
+	}
+	return fmt.Sprintf("fault(%d)", int(f))
+}
+
 // Request is one received request.
 type Request struct {
 	Path   string
@@ -82,6 +91,9 @@ type Server struct {
 	Reply func(prompt string) string
 	// Record keeps every request (headers and bodies); default true.
 	Record bool
+	// EchoAuth makes error bodies and truncated bodies quote the request's Authorization header, as a
+	// careless proxy might; the client must redact it.
+	EchoAuth bool
 
 	mu       sync.Mutex
 	faults   []Fault
@@ -182,6 +194,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 	fault := s.nextFault()
+	auth := ""
+	if s.EchoAuth {
+		auth = " (received " + r.Header.Get("Authorization") + ")"
+	}
 	if s.Delay > 0 && !s.wait(r, s.Delay) {
 		return
 	}
@@ -209,7 +225,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusInternalServerError, "internal server error")
 		return
 	case BadRequest:
-		s.writeError(w, http.StatusBadRequest, "This model's maximum context length is 4096 tokens")
+		s.writeError(w, http.StatusBadRequest, "This model's maximum context length is 4096 tokens"+auth)
 		return
 	case Slow:
 		if !s.wait(r, s.SlowDelay) {
@@ -230,7 +246,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch fault {
 	case Truncated:
-		out = out[:len(out)/2]
+		out = append([]byte(`{"auth":"`+auth+`",`), out[1:len(out)/2]...)
 	case CutBody:
 		w.Header().Set("Content-Length", fmt.Sprint(len(out)))
 		w.WriteHeader(http.StatusOK)
