@@ -19,6 +19,7 @@ import (
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/text"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -374,15 +375,33 @@ func (x *csr) tmulDense(b *mat.Dense) *mat.Dense {
 	return out
 }
 
-// orthonormalize returns an orthonormal basis of Y's columns (thin QR).
+// orthonormalize returns an orthonormal basis of Y's columns by modified Gram–Schmidt with one round of
+// re-orthogonalisation (a thin QR without forming the full Q). Columns that are numerically dependent
+// on earlier ones become zero; the eigen step below drops the directions they would add.
 func orthonormalize(y *mat.Dense) *mat.Dense {
 	r, c := y.Dims()
-	var qr mat.QR
-	qr.Factorize(y)
+	cols := make([][]float64, c)
+	for j := range cols {
+		cols[j] = mat.Col(nil, j, y)
+	}
+	for j, v := range cols {
+		orig := math.Sqrt(floats.Dot(v, v))
+		for pass := 0; pass < 2; pass++ {
+			for i := 0; i < j; i++ {
+				floats.AddScaled(v, -floats.Dot(cols[i], v), cols[i])
+			}
+		}
+		n := math.Sqrt(floats.Dot(v, v))
+		if n <= 1e-10*orig || n == 0 {
+			clear(v)
+			continue
+		}
+		floats.Scale(1/n, v)
+	}
 	q := mat.NewDense(r, c, nil)
-	var full mat.Dense
-	qr.QTo(&full)
-	q.Copy(full.Slice(0, r, 0, c))
+	for j, v := range cols {
+		q.SetCol(j, v)
+	}
 	return q
 }
 
@@ -412,8 +431,10 @@ func randomizedSVD(ctx context.Context, x *csr, cfg LSAConfig, rng *rand.Rand) (
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		z := orthonormalize(x.tmulDense(q)) // cols × l
-		q = orthonormalize(x.mulDense(z))   // rows × l
+		// Q ← orth(X Xᵀ Q). Re-orthonormalising after every product keeps the basis well conditioned;
+		// the cols × l intermediate is skipped because Q is already orthonormal, which saves the larger
+		// Gram–Schmidt on a wide vocabulary.
+		q = orthonormalize(x.mulDense(x.tmulDense(q)))
 	}
 	// B = Qᵀ X (l × cols). Its right singular vectors are X's: with B Bᵀ = U Σ² Uᵀ, V = Bᵀ U Σ⁻¹.
 	bt := x.tmulDense(q) // cols × l  (= Bᵀ)
