@@ -16,7 +16,7 @@ type Unit struct {
 	ID    string `json:"id"`
 	DocID string `json:"doc_id"`
 	Title string `json:"title,omitempty"`
-	Text  string `json:"text"`
+	Text  string `json:"text,omitempty"`
 	// Size is the granularity g (the unit's nominal sentence count; the last unit of a short document
 	// may hold fewer).
 	Size int `json:"size"`
