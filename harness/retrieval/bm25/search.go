@@ -245,6 +245,48 @@ func (ix *Index) Doc(i int) (id, title, text string, err error) {
 	return id, title, text, nil
 }
 
+// Verify decodes every posting list and checks it: document ordinals strictly increasing and in range,
+// frequencies positive, counts matching the dictionary, and the stored score bounds holding. It reads the
+// whole index; Open checks checksums, Verify checks the structure behind them.
+func (ix *Index) Verify() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bm25 index %s: %v", ix.dir, r)
+		}
+	}()
+	K := normTable(ix.meta.K1, ix.meta.B, ix.meta.AvgDL())
+	var total int64
+	for i := 0; i < ix.nTerms; i++ {
+		if i > 0 && bytes.Compare(ix.term(i-1), ix.term(i)) >= 0 {
+			return fmt.Errorf("bm25 index %s: terms %q and %q out of order", ix.dir, ix.term(i-1), ix.term(i))
+		}
+		inf := ix.info(i)
+		var c cursor
+		if err := c.init(ix.postings, inf.off, inf.df); err != nil {
+			return fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, ix.term(i), err)
+		}
+		n, prev := 0, int64(-1)
+		for c.next(); c.doc != noDoc; c.next() {
+			if int64(c.doc) <= prev || int64(c.doc) >= ix.meta.Docs || c.tf == 0 {
+				return fmt.Errorf("bm25 index %s: term %q: posting %d (doc %d, tf %d) out of order or range", ix.dir, ix.term(i), n, c.doc, c.tf)
+			}
+			if v := float32(tfNorm(float64(c.tf), K[ix.norms[c.doc]])); v > inf.bound {
+				return fmt.Errorf("bm25 index %s: term %q: doc %d exceeds the stored bound", ix.dir, ix.term(i), c.doc)
+			}
+			prev = int64(c.doc)
+			n++
+		}
+		if n != int(inf.df) {
+			return fmt.Errorf("bm25 index %s: term %q: %d postings, dictionary says %d", ix.dir, ix.term(i), n, inf.df)
+		}
+		total += int64(n)
+	}
+	if total != ix.meta.Postings {
+		return fmt.Errorf("bm25 index %s: %d postings, meta says %d", ix.dir, total, ix.meta.Postings)
+	}
+	return nil
+}
+
 // ScoredDoc is a document ordinal with its score.
 type ScoredDoc struct {
 	Doc   uint32
@@ -254,6 +296,7 @@ type ScoredDoc struct {
 // queryTerm is one distinct analyzed query term.
 type queryTerm struct {
 	term   string
+	pos    int     // position in the query's canonical (first-occurrence) order
 	weight float64 // idf times the term's count in the query
 	ub     float64 // upper bound of the term's contribution to any document
 	cur    cursor
@@ -321,7 +364,7 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		}
 		inf := ix.info(i)
 		w := float64(count[t]) * IDF(int64(inf.df), ix.meta.DocCount)
-		qt := &queryTerm{term: t, weight: w}
+		qt := &queryTerm{term: t, weight: w, pos: len(qts)}
 		if err := qt.cur.init(ix.postings, inf.off, inf.df); err != nil {
 			return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
 		}
@@ -352,13 +395,16 @@ func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
 
 // maxScore is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
 // a document above the current k-th score are not iterated, only probed for the candidates of the
-// others, skipping whole blocks.
+// others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
+// does not depend on k or on the pruning (exact ties stay ties, broken by ordinal).
 func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
+	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
-	prefix := make([]float64, len(qts)+1) // prefix[i] = sum of ub of qts[:i]
+	prefix := make([]float64, nq+1) // prefix[i] = sum of ub of qts[:i]
 	for i, q := range qts {
 		prefix[i+1] = prefix[i] + q.ub
 	}
+	contrib := make([]float64, nq) // by query position; zero when the term is absent
 	h := topK{k: k}
 	theta := math.Inf(-1)
 	ess := 0 // qts[:ess] are non-essential
@@ -379,29 +425,42 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		s := 0.0
 		for _, q := range qts[ess:] {
 			if q.cur.doc == d {
-				s += ix.score(q, d, q.cur.tf)
+				v := ix.score(q, d, q.cur.tf)
+				contrib[q.pos] = v
+				s += v
 				q.cur.next()
 			}
 		}
+		pruned := false
 		for i := ess - 1; i >= 0; i-- {
-			if s+prefix[i+1] <= theta {
+			if s+prefix[i+1] < theta {
+				pruned = true
 				break
 			}
 			q := qts[i]
 			q.cur.advance(d)
 			if q.cur.doc == d {
-				s += ix.score(q, d, q.cur.tf)
+				v := ix.score(q, d, q.cur.tf)
+				contrib[q.pos] = v
+				s += v
 			}
 		}
-		if s > theta || h.len() < k {
-			h.push(ScoredDoc{Doc: d, Score: s})
-			if h.len() == k {
-				theta = h.min().Score
-				for ess < len(qts) && prefix[ess+1] <= theta {
-					ess++
+		if !pruned {
+			s = 0
+			for _, v := range contrib {
+				s += v
+			}
+			if s > theta || h.len() < k {
+				h.push(ScoredDoc{Doc: d, Score: s})
+				if h.len() == k {
+					theta = h.min().Score
+					for ess < nq && prefix[ess+1] < theta {
+						ess++
+					}
 				}
 			}
 		}
+		clear(contrib)
 	}
 	return h.sorted()
 }
@@ -414,7 +473,7 @@ func (ix *Index) BruteForce(query string, k int) ([]ScoredDoc, error) {
 		return nil, err
 	}
 	acc := map[uint32]float64{}
-	for _, q := range qts {
+	for _, q := range qts { // in query order, as maxScore sums
 		for q.cur.next(); q.cur.doc != noDoc; q.cur.next() {
 			acc[q.cur.doc] += ix.score(q, q.cur.doc, q.cur.tf)
 		}
