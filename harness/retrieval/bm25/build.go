@@ -739,6 +739,7 @@ func (b *builder) finish(ctx context.Context) error {
 		for s := 0; s < len(docs); s += blockSize {
 			e := min(s+blockSize, len(docs))
 			prev := prevLast
+			var blockBound float32
 			for k := s; k < e; k++ {
 				g := uint64(docs[k] - prev)
 				prev = docs[k]
@@ -759,13 +760,15 @@ func (b *builder) finish(ctx context.Context) error {
 				if nm < rec.minNrm {
 					rec.minNrm = nm
 				}
-				if v := float32(tfNorm(float64(tf), K[nm])); v > rec.bound {
-					rec.bound = v
+				if v := float32(tfNorm(float64(tf), K[nm])); v > blockBound {
+					blockBound = v
 				}
 			}
+			rec.bound = max(rec.bound, blockBound)
 			prevLast = docs[e-1]
 			skips = binary.LittleEndian.AppendUint32(skips, prevLast)
 			skips = binary.LittleEndian.AppendUint32(skips, uint32(len(data)))
+			skips = binary.LittleEndian.AppendUint32(skips, math.Float32bits(blockBound))
 		}
 		if len(data) > math.MaxUint32 {
 			post.abort()

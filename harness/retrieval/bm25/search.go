@@ -299,6 +299,7 @@ type queryTerm struct {
 	pos    int     // position in the query's canonical (first-occurrence) order
 	weight float64 // idf times the term's count in the query
 	ub     float64 // upper bound of the term's contribution to any document
+	bscale float64 // weight times padding, to turn a block's stored bound into a score bound; 0 when the stored bounds do not apply
 	cur    cursor
 }
 
@@ -373,6 +374,7 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		var bound float64
 		if !ix.params.ExactLength && ix.params.K1 == ix.meta.K1 && ix.params.B == ix.meta.B {
 			bound = float64(inf.bound)
+			qt.bscale = w * (1 + 1e-6)
 		} else {
 			bound = tfNorm(float64(inf.maxTf), ix.k[inf.minNrm])
 		}
@@ -405,6 +407,10 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		prefix[i+1] = prefix[i] + q.ub
 	}
 	contrib := make([]float64, nq) // by query position; zero when the term is absent
+	blockMax := true
+	for _, q := range qts {
+		blockMax = blockMax && q.bscale > 0
+	}
 	h := topK{k: k}
 	theta := math.Inf(-1)
 	ess := 0 // qts[:ess] are non-essential
@@ -421,6 +427,45 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		}
 		if d == noDoc {
 			break
+		}
+		if h.len() == k && blockMax {
+			// Block-max: bound every document up to the end of the essential terms' current blocks; when
+			// none can beat the k-th score, skip them all without decoding.
+			upTo := uint32(noDoc)
+			for _, q := range qts[ess:] {
+				if q.cur.doc != noDoc {
+					upTo = min(upTo, q.cur.lastDoc(q.cur.block))
+				}
+			}
+			wub := 0.0
+			for _, q := range qts[ess:] {
+				if q.cur.doc != noDoc {
+					wub += q.bscale * q.cur.blockBound(q.cur.block)
+				}
+			}
+			for _, q := range qts[:ess] {
+				c := &q.cur
+				best := 0.0
+				for b := c.blockAt(c.block, d); b < c.nb; b++ {
+					best = max(best, c.blockBound(b))
+					if c.lastDoc(b) >= upTo {
+						break
+					}
+				}
+				wub += q.bscale * best
+				if wub >= theta {
+					break
+				}
+			}
+			if wub < theta {
+				if upTo == noDoc {
+					break
+				}
+				for _, q := range qts[ess:] {
+					q.cur.advance(upTo + 1)
+				}
+				continue
+			}
 		}
 		s := 0.0
 		for _, q := range qts[ess:] {
@@ -586,6 +631,20 @@ func (c *cursor) blockLen(b int) int {
 }
 
 func (c *cursor) lastDoc(b int) uint32 { return binary.LittleEndian.Uint32(c.skips[b*skipEntrySize:]) }
+
+// blockBound is block b's largest tf/(tf+K) under the index's default parameters.
+func (c *cursor) blockBound(b int) float64 {
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+8:])))
+}
+
+// blockAt returns the first block at or after from whose last doc is >= target (nb when none).
+func (c *cursor) blockAt(from int, target uint32) int {
+	from = max(from, 0)
+	if from < c.nb && c.lastDoc(from) >= target {
+		return from
+	}
+	return from + sort.Search(c.nb-from, func(i int) bool { return c.lastDoc(from+i) >= target })
+}
 
 func (c *cursor) blockEnd(b int) int {
 	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
