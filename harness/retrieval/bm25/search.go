@@ -408,6 +408,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 	}
 	contrib := make([]float64, nq) // by query position; zero when the term is absent
 	blockMax := true
+	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
 	for _, q := range qts {
 		blockMax = blockMax && q.bscale > 0
 	}
@@ -428,9 +429,10 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		if d == noDoc {
 			break
 		}
-		if h.len() == k && blockMax {
+		if h.len() == k && blockMax && (d > windowEnd || windowEnd == noDoc) {
 			// Block-max: bound every document up to the end of the essential terms' current blocks; when
-			// none can beat the k-th score, skip them all without decoding.
+			// none can beat the k-th score, skip them all without decoding. The window is checked once;
+			// its documents are then scored one by one.
 			upTo := uint32(noDoc)
 			for _, q := range qts[ess:] {
 				if q.cur.doc != noDoc {
@@ -466,6 +468,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				}
 				continue
 			}
+			windowEnd = upTo
 		}
 		s := 0.0
 		for _, q := range qts[ess:] {
@@ -640,8 +643,10 @@ func (c *cursor) blockBound(b int) float64 {
 // blockAt returns the first block at or after from whose last doc is >= target (nb when none).
 func (c *cursor) blockAt(from int, target uint32) int {
 	from = max(from, 0)
-	if from < c.nb && c.lastDoc(from) >= target {
-		return from
+	for i := 0; i < 2 && from < c.nb; i, from = i+1, from+1 {
+		if c.lastDoc(from) >= target {
+			return from
+		}
 	}
 	return from + sort.Search(c.nb-from, func(i int) bool { return c.lastDoc(from+i) >= target })
 }
@@ -688,13 +693,9 @@ func (c *cursor) advance(target uint32) {
 	if c.doc >= target {
 		return
 	}
-	if c.block >= 0 && c.lastDoc(c.block) < target || c.block < 0 {
-		// Find the first block whose last doc is >= target.
-		lo := c.block + 1
-		if lo < 0 {
-			lo = 0
-		}
-		b := lo + sort.Search(c.nb-lo, func(i int) bool { return c.lastDoc(lo+i) >= target })
+	if c.block < 0 || c.lastDoc(c.block) < target {
+		// Find the first block whose last doc is >= target: usually the next one, else by binary search.
+		b := c.blockAt(c.block+1, target)
 		if b >= c.nb {
 			c.block, c.left, c.doc = c.nb-1, 0, noDoc
 			return

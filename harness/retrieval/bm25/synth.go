@@ -79,6 +79,25 @@ func (s *Synth) Query() string {
 	return string(s.Passage(nil, n))
 }
 
+// ContentQuery returns a query of 3 to 8 words drawn from the same distribution but without the 100 most
+// frequent words: a query of content words only, rarer than Query's.
+func (s *Synth) ContentQuery() string {
+	n := 3 + s.r.Intn(6)
+	var b []byte
+	for len(b) == 0 || n > 0 {
+		r := s.z.Uint64()
+		if r < 100 {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, s.words[r]...)
+		n--
+	}
+	return string(b)
+}
+
 // WriteTSV writes n passages of about 100 words in DPR TSV form (id, text, title, with a header).
 func (s *Synth) WriteTSV(ctx context.Context, w io.Writer, n int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
