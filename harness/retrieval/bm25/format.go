@@ -49,6 +49,7 @@ var dataFiles = []string{fileDocs, fileDocOff, fileNorms, fileLens, fileTerms, f
 
 // Meta describes an index: how it was built and what it holds.
 type Meta struct {
+	// Format is "ragbench-bm25" and Version the layout version; Open refuses other values.
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	// Analyzer and Fields are the analysis the index was built with; queries use the same.
