@@ -13,9 +13,11 @@ import (
 // (made with a PTB-style tokenizer) and 2WikiMultihopQA; docs/metrics.md gives its agreement with
 // them (ragbench text split-eval).
 //
-//   - ! and ? followed by white space end a sentence, whatever follows. Closing quotes and brackets
-//     after them stay with the sentence, except a quote that is followed by , . ; or : or ends the
-//     text, which is left to the next piece ("Teen Titans Go!", and ... splits before the quote, as
+//   - ! and ? followed by white space end a sentence, whatever follows ("Teen Titans Go! is" splits,
+//     as HotpotQA's published splits do), except that a quoted or bracketed title followed by a
+//     lower-case word does not ("Where Did You Go?" and ...). Closing quotes and brackets after the
+//     mark stay with the sentence, except a quote that is followed by , . ; or : or ends the text,
+//     which is left to the next piece ("Teen Titans Go!", and ... splits before the quote, as
 //     published).
 //   - A full stop followed by white space ends a sentence, whatever the case of the next word, unless
 //     the word before it is a title or other abbreviation that continues the sentence (Mr., Dr., St.,
@@ -136,6 +138,11 @@ func sentenceEnd(s string, start, mark, n int) (cut, resume int) {
 		return 0, next
 	}
 	if !dot {
+		if closeEnd > end {
+			if r, _ := utf8.DecodeRuneInString(s[next:]); unicode.IsLower(r) {
+				return 0, next // a quoted title: "Where Did You Go?" and ...
+			}
+		}
 		return next, next
 	}
 	word := wordBefore(s, start, mark)
