@@ -293,6 +293,10 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 			return Response{}, ctx.Err()
 		}
 		if f.err != nil {
+			if ctx.Err() == nil && (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) {
+				// The leader's context ended, not ours: ask again (this caller may lead now).
+				return c.Generate(ctx, req)
+			}
 			return Response{}, f.err
 		}
 		r := f.resp
