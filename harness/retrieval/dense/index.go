@@ -342,6 +342,7 @@ func (ix *Index) SearchNaive(queries [][]float32, k int) ([][]Result, error) {
 		row := make([]float32, 1)
 		for i := 0; i < n; i++ {
 			x := ix.vecs[i*dim : (i+1)*dim]
+			x = x[:len(v)] // lets the compiler drop the bounds check in the loop
 			var s float32
 			for j, a := range v {
 				s += a * x[j]
