@@ -205,7 +205,9 @@ func TestRules2Wiki(t *testing.T) {
 	for r := range relGold {
 		rels = append(rels, r)
 	}
-	sort.Slice(rels, func(i, j int) bool { return relGold[rels[i]] > relGold[rels[j]] || relGold[rels[i]] == relGold[rels[j]] && rels[i] < rels[j] })
+	sort.Slice(rels, func(i, j int) bool {
+		return relGold[rels[i]] > relGold[rels[j]] || relGold[rels[i]] == relGold[rels[j]] && rels[i] < rels[j]
+	})
 	for _, r := range rels[:min(len(rels), 12)] {
 		t.Logf("lenient recall of %q: %d/%d", r, relHit[r], relGold[r])
 	}
