@@ -58,13 +58,15 @@ var bridgeNouns = map[string]bool{
 }
 
 var (
-	theRelOfRE   = regexp.MustCompile(`(?i)\bthe\s+([a-z-]+)\s+of\b`)
-	possRelRE    = regexp.MustCompile(`(?i)'s?\s+([a-z-]+)`)
-	relClauseRE  = regexp.MustCompile(`(?i)\b(?:the|a|an)\s+([a-z-]+)\s+(?:who|which|that|whose)\b`)
-	whoseRelRE   = regexp.MustCompile(`(?i)\bwhose\s+([a-z-]+)`)
-	lifeSpanRE   = regexp.MustCompile(`\(([^()]*?)\s*[–—−-]+\s*([^()]*?)\)`)
-	bornDiedRE   = regexp.MustCompile(`(?i)\b(born|died)\b`)
-	negationRE   = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|none|cannot|without|failed|fail|fails|lack|lacks|lacked|unable|absence|absent|unrelated|insufficient)\b|n't\b`)
+	theRelOfRE       = regexp.MustCompile(`(?i)\bthe\s+([a-z-]+)\s+of\b`)
+	possRelRE        = regexp.MustCompile(`(?i)'s?\s+([a-z-]+)`)
+	relClauseRE      = regexp.MustCompile(`(?i)\b(?:the|a|an)\s+([a-z-]+)\s+(?:who|which|that|whose)\b`)
+	whoseRelRE       = regexp.MustCompile(`(?i)\bwhose\s+([a-z-]+)`)
+	lifeSpanRE       = regexp.MustCompile(`\(([^()]*?)\s*[–—−-]+\s*([^()]*?)\)`)
+	bornDiedRE       = regexp.MustCompile(`(?i)\b(born|died)\b`)
+	bornRE           = regexp.MustCompile(`(?i)\bborn\b`)
+	diedRE           = regexp.MustCompile(`(?i)\bdied\b`)
+	negationRE       = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|none|cannot|without|failed|fail|fails|lack|lacks|lacked|unable|absence|absent|unrelated|insufficient)\b|n't\b`)
 	negatedFindingRE = regexp.MustCompile(`(?i)\b(?:no|not|neither|nor|never|without|failed to|did not|does not|do not|was not|were not|is not|are not)\b[^.;]{0,40}\b(?:significant|significantly|differ|difference|differences|associated|association|effect|effects|improve|improved|reduce|reduced|increase|increased|change|changed|predict|predictive|correlat\w*|benefit|influence|affect|affected|relationship|impact)\b`)
 )
 
@@ -164,6 +166,19 @@ func choiceOptions(q string) []string {
 	return nil
 }
 
+// subtypeOf refines a name question: "place" (where, place of, which city), "nationality"
+// (nationality, which country … from) or "".
+func subtypeOf(q string) string {
+	low := strings.ToLower(q)
+	switch {
+	case containsAny(low, "nationality", "which country", "what country") && !containsAny(low, "located", "born in", "die in"):
+		return "nationality"
+	case strings.HasPrefix(low, "where") || containsAny(low, "place of", "which city", "what city", "which country", "what country", "which state", "where"):
+		return "place"
+	}
+	return ""
+}
+
 // cueOf returns which date a question asks about: "birth", "death", "life" (a life span) or "".
 func cueOf(q string) string {
 	low := strings.ToLower(q)
@@ -235,6 +250,10 @@ func (r *reading) lookup(typ qtype, property bool) plan {
 	ranked := r.ix.rank(func(s *sentence) float64 { return r.ix.coverage(r.qterms, s) })
 	exclude := termSet(r.qterms)
 	cue := cueOf(r.q)
+	sub := ""
+	if typ == tName {
+		sub = subtypeOf(r.q)
+	}
 	rels := relations(r.q)
 	wantHop := r.maxHops >= 2 && ((property && rels >= 1) || rels >= 2)
 	for k := 0; k < len(ranked) && k < 5; k++ {
@@ -243,16 +262,20 @@ func (r *reading) lookup(typ qtype, property bool) plan {
 			break
 		}
 		if wantHop {
-			if s2, c2, ok := r.hop(s1.s, exclude, typ, cue); ok {
-				ans, alts, f := pick(s2.s.text, typ, cue, exclude, r.qterms)
+			if via, s2, ok := r.hopFrom(s1.s, exclude, typ, cue, sub); ok {
+				ans, alts, f := pick(s2.s.text, typ, cue, sub, exclude, r.qterms)
 				if ans != "" {
 					conf := min(s1.score, s2.score) * f
-					return plan{evidence: []evidence{{s1.s.text, s1.score}, {s2.s.text, s2.score}}, answer: ans, conf: conf, alts: scaleAlts(alts, conf)} //nolint
+					ev := []evidence{{s1.s.text, s1.score}}
+					if via != s1.s {
+						ev = append(ev, evidence{via.text, s1.score})
+					}
+					ev = append(ev, evidence{s2.s.text, s2.score})
+					return plan{evidence: ev, answer: ans, conf: conf, alts: scaleAlts(alts, conf)}
 				}
-				_ = c2
 			}
 		}
-		ans, alts, f := pick(s1.s.text, typ, cue, exclude, r.qterms)
+		ans, alts, f := pick(s1.s.text, typ, cue, sub, exclude, r.qterms)
 		if ans != "" {
 			conf := s1.score * f
 			return plan{evidence: []evidence{{s1.s.text, s1.score}}, answer: ans, conf: conf, alts: scaleAlts(alts, conf)}
@@ -286,7 +309,7 @@ func termSet(ts []string) map[string]bool {
 // mentions it and holds an answer of the expected type. The score of the second sentence is the
 // share of the bridge entity it contains times (0.5 + 0.5 × its coverage of the question terms s1
 // did not match).
-func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue string) (scored, string, bool) {
+func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub string) (scored, string, bool) {
 	var rest []string
 	for _, t := range r.qterms {
 		if !s1.terms[t] {
@@ -304,6 +327,11 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue stri
 		if len(bt) == 0 || allIn(bt, exclude) {
 			continue
 		}
+		// An agent ("directed by X", "the son of X") is the likelier bridge.
+		prior := 0.7
+		if w := strings.ToLower(lastWord(s1.text[:sp.Start])); w == "by" || w == "of" {
+			prior = 1
+		}
 		for _, s2 := range r.ix.sents {
 			if s2 == s1 {
 				continue
@@ -312,19 +340,40 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue stri
 			if cov < 0.5 {
 				continue
 			}
-			if ans, _, _ := pick(s2.text, typ, cue, mergeSets(exclude, termSet(bt)), r.qterms); ans == "" {
+			if typ == tDate && (cue == "birth" || cue == "death") && cueDate(s2.text, cue) == "" {
+				continue
+			}
+			if ans, _, _ := pick(s2.text, typ, cue, sub, mergeSets(exclude, termSet(bt)), r.qterms); ans == "" {
 				continue
 			}
 			score := cov * (0.5 + 0.5*r.ix.coverage(rest, s2))
 			if len(rest) == 0 {
 				score = cov
 			}
+			score *= prior
 			if score > best.score {
 				best, bestBridge = scored{s2, score}, b
 			}
 		}
 	}
 	return best, bestBridge, best.s != nil
+}
+
+// hopFrom tries hop from s1 and then from the other sentences of s1's passage, in order ("The film
+// was directed by …" often comes second).
+func (r *reading) hopFrom(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub string) (*sentence, scored, bool) {
+	if s2, _, ok := r.hop(s1, exclude, typ, cue, sub); ok {
+		return s1, s2, true
+	}
+	for _, s := range r.ix.sents {
+		if s.psg != s1.psg || s == s1 {
+			continue
+		}
+		if s2, _, ok := r.hop(s, exclude, typ, cue, sub); ok && s2.s.psg != s1.psg {
+			return s, s2, true
+		}
+	}
+	return nil, scored{}, false
 }
 
 func allIn(ts []string, set map[string]bool) bool {
@@ -351,7 +400,7 @@ func mergeSets(a, b map[string]bool) map[string]bool {
 // exclude (the question's own entities) are skipped. Among the rest, the span nearest to a question
 // word wins; ties go to the earlier span. The factor is 1 for a span of the expected type and 0.6
 // for a fallback span of another kind.
-func pick(s string, typ qtype, cue string, exclude map[string]bool, qterms []string) (string, []candidate, float64) {
+func pick(s string, typ qtype, cue, sub string, exclude map[string]bool, qterms []string) (string, []candidate, float64) {
 	spans := extract.FindSpans(s)
 	if typ == tDate && (cue == "birth" || cue == "death") {
 		if d := cueDate(s, cue); d != "" {
@@ -380,6 +429,39 @@ func pick(s string, typ qtype, cue string, exclude map[string]bool, qterms []str
 		text string
 		dist int
 		pos  int
+		pref int // preference rank for the subtype; lower is better
+	}
+	cueAt := -1
+	if cue == "birth" || cue == "death" {
+		re := bornRE
+		if cue == "death" {
+			re = diedRE
+		}
+		if m := re.FindStringIndex(s); m != nil {
+			cueAt = m[1]
+		}
+	}
+	prefOf := func(sp extract.Span) int {
+		switch sub {
+		case "place":
+			prev := strings.ToLower(lastWord(s[:sp.Start]))
+			in := prev == "in" || prev == "at" || prev == "from" || prev == "near"
+			switch {
+			case in && cueAt >= 0 && sp.Start >= cueAt:
+				return 0
+			case in:
+				return 1
+			case isDemonymWord(s[sp.Start:sp.End]):
+				return 3
+			}
+			return 2
+		case "nationality":
+			if isDemonymWord(s[sp.Start:sp.End]) {
+				return 0
+			}
+			return 1
+		}
+		return 0
 	}
 	collect := func(ok func(extract.Kind) bool) []cand {
 		var out []cand
@@ -391,13 +473,21 @@ func pick(s string, typ qtype, cue string, exclude map[string]bool, qterms []str
 			if ts := terms(t); len(ts) == 0 || allIn(ts, exclude) {
 				continue
 			}
+			if sub != "" && sp.Start == 0 {
+				continue // the sentence's subject is not its property
+			}
 			d := len(s)
 			for _, p := range qpos {
 				d = min(d, abs(p-sp.Start), abs(p-sp.End))
 			}
-			out = append(out, cand{t, d, sp.Start})
+			out = append(out, cand{t, d, sp.Start, prefOf(sp)})
 		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].dist < out[j].dist })
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].pref != out[j].pref {
+				return out[i].pref < out[j].pref
+			}
+			return out[i].dist < out[j].dist
+		})
 		return out
 	}
 	factor := 1.0
@@ -414,6 +504,29 @@ func pick(s string, typ qtype, cue string, exclude map[string]bool, qterms []str
 		alts = append(alts, candidate{c.text, 0.5 / float64(i+2)})
 	}
 	return cs[0].text, alts, factor
+}
+
+// lastWord returns the last word of s.
+func lastWord(s string) string {
+	w := text.Words(s)
+	if len(w) == 0 {
+		return ""
+	}
+	return w[len(w)-1]
+}
+
+// isDemonymWord reports whether a span looks like a nationality adjective (American, Spanish,
+// Danish, Japanese, Greek): one capitalised word with a demonym ending.
+func isDemonymWord(w string) bool {
+	if strings.ContainsAny(w, " -") {
+		return false
+	}
+	for _, suf := range []string{"an", "ish", "ese", "ch", "ic", "i", "ek"} {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 func abs(x int) int {
@@ -539,12 +652,17 @@ func (r *reading) option(entity, cue string, chain bool, wantNum bool) optionRes
 	final := s1
 	if chain && r.maxHops >= 2 {
 		exclude := mergeSets(termSet(terms(entity)), termSet(r.qterms))
-		if s2, _, ok := r.hop(s1.s, exclude, tDate, cue); ok {
-			res.evidence = append(res.evidence, evidence{s2.s.text, s2.score})
-			res.score = min(res.score, s2.score)
-			final = s2
-			res.final = s2.s
+		via, s2, ok := r.hopFrom(s1.s, exclude, tDate, cue, "")
+		if !ok {
+			return res // the value is the bridge entity's, which was not found: do not compare the film's
 		}
+		if via != s1.s {
+			res.evidence = append(res.evidence, evidence{via.text, s1.score})
+		}
+		res.evidence = append(res.evidence, evidence{s2.s.text, s2.score})
+		res.score = min(res.score, s2.score)
+		final = s2
+		res.final = s2.s
 	}
 	s := final.s.text
 	switch {
@@ -757,7 +875,7 @@ func (r *reading) chainOption(entity string) optionResult {
 	}
 	res := optionResult{evidence: []evidence{{s1.s.text, s1.score}}, score: s1.score, final: s1.s}
 	exclude := mergeSets(termSet(terms(entity)), termSet(r.qterms))
-	if s2, _, ok := r.hop(s1.s, exclude, tName, ""); ok {
+	if s2, _, ok := r.hop(s1.s, exclude, tName, "", ""); ok {
 		res.evidence = append(res.evidence, evidence{s2.s.text, s2.score})
 		res.score = min(res.score, s2.score)
 		res.final = s2.s
