@@ -216,11 +216,22 @@ type reading struct {
 	q       string
 	qterms  []string
 	maxHops int
+	memo    map[string][]extract.Span
+}
+
+// spans memoises extract.FindSpans per sentence.
+func (r *reading) spans(s string) []extract.Span {
+	if sp, ok := r.memo[s]; ok {
+		return sp
+	}
+	sp := extract.FindSpans(s)
+	r.memo[s] = sp
+	return sp
 }
 
 // read answers p.
 func read(p Prompt, maxHops int) plan {
-	r := &reading{ix: newIndex(p.Passages), q: p.Question, qterms: terms(p.Question), maxHops: maxHops}
+	r := &reading{ix: newIndex(p.Passages), q: p.Question, qterms: terms(p.Question), maxHops: maxHops, memo: map[string][]extract.Span{}}
 	typ, opts, property := classify(p.Question)
 	if len(r.ix.sents) == 0 {
 		return guess(typ, opts)
@@ -263,7 +274,7 @@ func (r *reading) lookup(typ qtype, property bool) plan {
 		}
 		if wantHop {
 			if via, s2, ok := r.hopFrom(s1.s, exclude, typ, cue, sub); ok {
-				ans, alts, f := pick(s2.s.text, typ, cue, sub, exclude, r.qterms)
+				ans, alts, f := r.pick(s2.s.text, typ, cue, sub, exclude, r.qterms)
 				if ans != "" {
 					conf := min(s1.score, s2.score) * f
 					ev := []evidence{{s1.s.text, s1.score}}
@@ -275,7 +286,7 @@ func (r *reading) lookup(typ qtype, property bool) plan {
 				}
 			}
 		}
-		ans, alts, f := pick(s1.s.text, typ, cue, sub, exclude, r.qterms)
+		ans, alts, f := r.pick(s1.s.text, typ, cue, sub, exclude, r.qterms)
 		if ans != "" {
 			conf := s1.score * f
 			return plan{evidence: []evidence{{s1.s.text, s1.score}}, answer: ans, conf: conf, alts: scaleAlts(alts, conf)}
@@ -318,7 +329,7 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub
 	}
 	var best scored
 	bestBridge := ""
-	for _, sp := range extract.FindSpans(s1.text) {
+	for _, sp := range r.spans(s1.text) {
 		if sp.Kind != extract.Name && sp.Kind != extract.Title {
 			continue
 		}
@@ -343,7 +354,7 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub
 			if typ == tDate && (cue == "birth" || cue == "death") && cueDate(s2.text, cue) == "" {
 				continue
 			}
-			if ans, _, _ := pick(s2.text, typ, cue, sub, mergeSets(exclude, termSet(bt)), r.qterms); ans == "" {
+			if ans, _, _ := r.pick(s2.text, typ, cue, sub, mergeSets(exclude, termSet(bt)), r.qterms); ans == "" {
 				continue
 			}
 			score := cov * (0.5 + 0.5*r.ix.coverage(rest, s2))
@@ -400,8 +411,8 @@ func mergeSets(a, b map[string]bool) map[string]bool {
 // exclude (the question's own entities) are skipped. Among the rest, the span nearest to a question
 // word wins; ties go to the earlier span. The factor is 1 for a span of the expected type and 0.6
 // for a fallback span of another kind.
-func pick(s string, typ qtype, cue, sub string, exclude map[string]bool, qterms []string) (string, []candidate, float64) {
-	spans := extract.FindSpans(s)
+func (r *reading) pick(s string, typ qtype, cue, sub string, exclude map[string]bool, qterms []string) (string, []candidate, float64) {
+	spans := r.spans(s)
 	if typ == tDate && (cue == "birth" || cue == "death") {
 		if d := cueDate(s, cue); d != "" {
 			return d, nil, 1

@@ -52,7 +52,9 @@ type promptBuilder struct {
 	ctx contextTemplate
 }
 
-func newPromptBuilder(t *testing.T) *promptBuilder {
+func newPromptBuilder(t *testing.T) *promptBuilder { return newPromptBuilderB(t) }
+
+func newPromptBuilderB(t testing.TB) *promptBuilder {
 	t.Helper()
 	var b promptBuilder
 	data, err := os.ReadFile(testenv.Reference(t, "quco-rag/exemplars.json"))
@@ -213,7 +215,9 @@ func runEval(t *testing.T, b *promptBuilder, items []evalItem) evalResult {
 	return res
 }
 
-func loadExamples(t *testing.T, rel string) []datasets.Example {
+func loadExamples(t *testing.T, rel string) []datasets.Example { return loadExamplesB(t, rel) }
+
+func loadExamplesB(t testing.TB, rel string) []datasets.Example {
 	t.Helper()
 	ds, err := datasets.Load(context.Background(), testenv.Data(t, rel), datasets.LoadOptions{})
 	if err != nil {
