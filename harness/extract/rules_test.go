@@ -112,3 +112,15 @@ func TestParseDate(t *testing.T) {
 		t.Fatal("Less is wrong")
 	}
 }
+
+func TestFindSpansNonBreakingSpace(t *testing.T) {
+	s := "It aired on March\u00a010,\u00a02017 to 2.5\u00a0million viewers."
+	var got []string
+	for _, sp := range FindSpans(s) {
+		got = append(got, sp.Kind.String()+":"+s[sp.Start:sp.End])
+	}
+	want := []string{"date:March\u00a010,\u00a02017", "number:2.5\u00a0million"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

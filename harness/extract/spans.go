@@ -47,18 +47,21 @@ type Span struct {
 	Kind       Kind
 }
 
+// sp is a space inside a date or number, ordinary or non-breaking.
+const sp = `[ \x{00a0}]`
+
 const monthRE = `(?:January|February|March|April|May|June|July|August|September|October|November|December|` +
 	`Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)`
 
 var (
 	dateRE = regexp.MustCompile(
-		`\b(?:\d{1,2}(?:st|nd|rd|th)? ` + monthRE + `,? \d{1,4}` + // 28 August 1921
-			`|` + monthRE + ` \d{1,2}(?:st|nd|rd|th)?,? \d{3,4}` + // November 18, 1901
-			`|` + monthRE + ` \d{3,4}` + // August 1993
-			`|\d{1,2} ` + monthRE + // 28 August
-			`|` + monthRE + ` \d{1,2}\b` + // August 25
+		`\b(?:\d{1,2}(?:st|nd|rd|th)?` + sp + monthRE + `,?` + sp + `\d{1,4}` + // 28 August 1921
+			`|` + monthRE + sp + `\d{1,2}(?:st|nd|rd|th)?,?` + sp + `\d{3,4}` + // November 18, 1901
+			`|` + monthRE + sp + `\d{3,4}` + // August 1993
+			`|\d{1,2}` + sp + monthRE + // 28 August
+			`|` + monthRE + sp + `\d{1,2}\b` + // August 25
 			`|(?:1\d{3}|20\d{2})(?:s)?)(?:\b|$)`) // 1933, 1990s
-	numberRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}])(\d+(?:[.,]\d+)*(?:\s?(?:%|per ?cent|percent|thousand|million|billion|trillion))?)\b`)
+	numberRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}])(\d+(?:[.,]\d+)*(?:` + sp + `?(?:%|per ?cent|percent|thousand|million|billion|trillion))?)\b`)
 	titleRE  = regexp.MustCompile(`"([^"\n]{1,120})"|“([^”\n]{1,120})”`)
 	months   = map[string]int{
 		"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
