@@ -120,15 +120,15 @@ func polarClause(low string) bool {
 	if !strings.HasSuffix(low, "?") {
 		return false
 	}
+	for _, w := range text.Words(low) {
+		if whWords[w] {
+			return false
+		}
+	}
 	cut := max(strings.LastIndex(low, ":"), strings.LastIndex(low, "--"), strings.LastIndex(low, "—"), strings.LastIndex(low, ","))
 	if cut >= 0 {
 		if w := text.Words(low[cut:]); len(w) > 1 && auxiliaries[w[1]] {
 			return true
-		}
-	}
-	for _, w := range text.Words(low) {
-		if whWords[w] {
-			return false
 		}
 	}
 	return true
@@ -273,8 +273,8 @@ func (r *reading) lookup(typ qtype, property bool) plan {
 			break
 		}
 		if wantHop {
-			if via, s2, ok := r.hopFrom(s1.s, exclude, typ, cue, sub); ok {
-				ans, alts, f := r.pick(s2.s.text, typ, cue, sub, exclude, r.qterms)
+			if via, s2, bridge, ok := r.hopFrom(s1.s, exclude, typ, cue, sub); ok {
+				ans, alts, f := r.pick(s2.s.text, typ, cue, sub, mergeSets(exclude, termSet(terms(bridge))), r.qterms)
 				if ans != "" {
 					conf := min(s1.score, s2.score) * f
 					ev := []evidence{{s1.s.text, s1.score}}
@@ -372,19 +372,19 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub
 
 // hopFrom tries hop from s1 and then from the other sentences of s1's passage, in order ("The film
 // was directed by …" often comes second).
-func (r *reading) hopFrom(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub string) (*sentence, scored, bool) {
-	if s2, _, ok := r.hop(s1, exclude, typ, cue, sub); ok {
-		return s1, s2, true
+func (r *reading) hopFrom(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub string) (*sentence, scored, string, bool) {
+	if s2, b, ok := r.hop(s1, exclude, typ, cue, sub); ok {
+		return s1, s2, b, true
 	}
 	for _, s := range r.ix.sents {
 		if s.psg != s1.psg || s == s1 {
 			continue
 		}
-		if s2, _, ok := r.hop(s, exclude, typ, cue, sub); ok && s2.s.psg != s1.psg {
-			return s, s2, true
+		if s2, b, ok := r.hop(s, exclude, typ, cue, sub); ok && s2.s.psg != s1.psg {
+			return s, s2, b, true
 		}
 	}
-	return nil, scored{}, false
+	return nil, scored{}, "", false
 }
 
 func allIn(ts []string, set map[string]bool) bool {
@@ -663,7 +663,7 @@ func (r *reading) option(entity, cue string, chain bool, wantNum bool) optionRes
 	final := s1
 	if chain && r.maxHops >= 2 {
 		exclude := mergeSets(termSet(terms(entity)), termSet(r.qterms))
-		via, s2, ok := r.hopFrom(s1.s, exclude, tDate, cue, "")
+		via, s2, _, ok := r.hopFrom(s1.s, exclude, tDate, cue, "")
 		if !ok {
 			return res // the value is the bridge entity's, which was not found: do not compare the film's
 		}

@@ -288,6 +288,9 @@ func TestGoldContextAccuracy(t *testing.T) {
 	t.Logf("|---|---|---|---|---|")
 	for _, r := range rows {
 		t.Run(strings.Fields(r.name)[0], func(t *testing.T) {
+			if testing.Short() && strings.HasPrefix(r.name, "nq_longdoc") {
+				t.Skip("the long-document setting takes seconds; skipped with -short")
+			}
 			items := r.items(t)
 			res := runEval(t, b, items)
 			t.Logf("| %s | %d | %.1f | %.1f | %s |", r.name, res.n, 100*res.em, 100*res.f1, res.elapsed.Round(time.Millisecond))
