@@ -69,15 +69,15 @@ type known struct {
 
 var knownDatasets = []known{
 	{Name: "hotpotqa-distractor", Dir: "hotpotqa/distractor", Layout: LayoutHotpotQA,
-		Hub: &hubFiles{Repo: "hotpotqa/hotpot_qa", Files: []string{"distractor/validation-00000-of-00001.parquet"}}},
+		Hub: &hubFiles{Repo: "hotpotqa/hotpot_qa", Dir: "distractor", Split: "validation"}},
 	{Name: "hotpotqa-fullwiki", Dir: "hotpotqa/fullwiki", Layout: LayoutHotpotQA,
-		Hub: &hubFiles{Repo: "hotpotqa/hotpot_qa", Files: []string{"fullwiki/validation-00000-of-00001.parquet"}}},
-	{Name: "2wikimultihopqa", Dir: "2wikimultihopqa", Layout: Layout2Wiki,
-		Hub: &hubFiles{Repo: "framolfese/2WikiMultihopQA", Files: []string{"data/validation-00000-of-00001.parquet"}}},
+		Hub: &hubFiles{Repo: "hotpotqa/hotpot_qa", Dir: "fullwiki", Split: "validation"}},
+	// 2WikiMultihopQA has no official copy on the Hub in this layout: import dev.json instead.
+	{Name: "2wikimultihopqa", Dir: "2wikimultihopqa", Layout: Layout2Wiki},
 	{Name: "nq_open", Dir: "nq_open", Layout: LayoutNQOpen,
-		Hub: &hubFiles{Repo: "google-research-datasets/nq_open", Files: []string{"nq_open/validation-00000-of-00001.parquet"}}},
+		Hub: &hubFiles{Repo: "google-research-datasets/nq_open", Dir: "nq_open", Split: "validation"}},
 	{Name: "pubmedqa", Dir: "pubmedqa/pqa_labeled", Layout: LayoutPubMedQA,
-		Hub: &hubFiles{Repo: "qiaojin/PubMedQA", Files: []string{"pqa_labeled/train-00000-of-00001.parquet"}}},
+		Hub: &hubFiles{Repo: "qiaojin/PubMedQA", Dir: "pqa_labeled", Split: "train"}},
 	{Name: "nq_longdoc", Dir: "nq_longdoc", Layout: LayoutNQLongDoc},
 }
 

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/urfave/cli/v2"
+)
+
+// datasetFlags select a subset of a dataset and, for a custom dataset, its columns. Other commands that
+// take --dataset reuse them with datasetOptions.
+func datasetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "limit", Usage: "keep the first `N` examples in file order (0 = all)"},
+		&cli.IntFlag{Name: "sample", Usage: "keep `N` examples sampled deterministically with --seed (a smaller N is a subset of a larger one)"},
+		&cli.Int64Flag{Name: "seed", Usage: "seed of --sample", Value: 0},
+		&cli.StringFlag{Name: "split", Usage: "split of a directory holding several (e.g. validation)"},
+		&cli.StringFlag{Name: "question-col", Usage: "custom dataset: the question `COLUMN`"},
+		&cli.StringFlag{Name: "answers-col", Usage: "custom dataset: the gold answer(s) `COLUMN` (text or list of text)"},
+		&cli.StringFlag{Name: "id-col", Usage: "custom dataset: the id `COLUMN` (default id/_id, else the row index)"},
+	}
+}
+
+// datasetOptions reads the flags of datasetFlags.
+func datasetOptions(c *cli.Context) (datasets.LoadOptions, error) {
+	o := datasets.LoadOptions{Limit: c.Int("limit"), Sample: c.Int("sample"), Seed: c.Int64("seed"), Split: c.String("split")}
+	if o.Limit < 0 || o.Sample < 0 {
+		return o, usagef("--limit and --sample must not be negative")
+	}
+	q, a, id := c.String("question-col"), c.String("answers-col"), c.String("id-col")
+	if q != "" || a != "" || id != "" {
+		if q == "" || a == "" {
+			return o, usagef("a custom column mapping needs both --question-col and --answers-col")
+		}
+		o.Columns = &datasets.Mapping{Question: q, Answers: a, ID: id}
+	}
+	return o, nil
+}
+
+// printWarnings writes a count of the load warnings and the first few to w.
+func printWarnings(w io.Writer, ws []datasets.Warning) {
+	if len(ws) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d warnings:\n", len(ws))
+	for i, x := range ws {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more\n", len(ws)-10)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", x)
+	}
+}
+
+func init() {
+	register(&cli.Command{
+		Name:  "datasets",
+		Usage: "list, inspect, import and fetch QA datasets",
+		Description: "A dataset SPEC is a parquet file, a directory of SPLIT-0000K-of-0000N.parquet shards, a dataset name\n" +
+			"(" + strings.Join(datasets.Names(), ", ") + "; hotpotqa = hotpotqa-distractor), or a custom dataset\n" +
+			"spec file (.yaml/.json with path and columns). Names are looked up in $RAGBENCH_DATA, then ../shared/data\n" +
+			"beside the working directory or an ancestor, then the download cache ($RAGBENCH_CACHE or ~/.cache/ragbench).",
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list the known dataset names and where each is found",
+				Action: datasetsList,
+			},
+			{
+				Name:      "inspect",
+				Usage:     "print row count, columns and types, answer-length statistics and one example",
+				ArgsUsage: "SPEC",
+				Flags:     append(datasetFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
+				Action:    datasetsInspect,
+			},
+			{
+				Name:      "export",
+				Usage:     "write the examples of a dataset as JSON lines (one Example per line)",
+				ArgsUsage: "SPEC",
+				Flags:     datasetFlags(),
+				Action:    datasetsExport,
+			},
+			{
+				Name:      "import",
+				Usage:     "convert an official release file into the Hugging Face parquet layout",
+				ArgsUsage: "IN OUT.parquet",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Required: true, Usage: "input format: " + strings.Join(datasets.ImportFormats, ", ")},
+					&cli.StringFlag{Name: "aliases", Usage: "2wiki: id_aliases.json (JSON lines) to fill answer_aliases"},
+				},
+				Action: datasetsImport,
+			},
+			{
+				Name:      "fetch",
+				Usage:     "download a dataset's parquet files from the Hugging Face Hub into the cache",
+				ArgsUsage: "NAME",
+				Description: "Honours HF_ENDPOINT (default https://huggingface.co) and HF_TOKEN (sent as a bearer token, never printed).\n" +
+					"Files go to $RAGBENCH_CACHE/data/<dataset dir> (default ~/.cache/ragbench); a broken download resumes.\n" +
+					"With --repo, --dir and --split any Hub dataset in a known layout can be fetched into --out.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "repo", Usage: "Hub dataset repository (owner/name), overriding the built-in one"},
+					&cli.StringFlag{Name: "dir", Usage: "folder of the shards in the repository"},
+					&cli.StringFlag{Name: "split", Usage: "shard prefix (e.g. validation)"},
+					&cli.StringFlag{Name: "revision", Usage: "branch, tag or commit", Value: "main"},
+					&cli.StringFlag{Name: "out", Usage: "destination directory (default: the cache directory of NAME)"},
+				},
+				Action: datasetsFetch,
+			},
+		},
+	})
+}
+
+func datasetsList(c *cli.Context) error {
+	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tHUB\tFOUND")
+	dirs := datasets.DataDirs()
+	for _, n := range datasets.Names() {
+		hub := "-"
+		src, rel, ok := datasets.HubSourceOf(n)
+		if ok {
+			hub = src.Repo + "/" + src.Dir + "/" + src.Split + "-*"
+		} else {
+			_, rel, _ = datasets.LocalDirOf(n)
+		}
+		found := "not found (see 'ragbench datasets fetch')"
+		if !ok {
+			found = "not found (see 'ragbench datasets import')"
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, filepath.FromSlash(rel))
+			if _, err := os.Stat(p); err == nil {
+				found = p
+				break
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", n, hub, found)
+	}
+	return w.Flush()
+}
+
+func oneArg(c *cli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		for _, a := range c.Args().Slice()[min(1, c.NArg()):] {
+			if strings.HasPrefix(a, "-") {
+				return "", usagef("%s: flags go before %s (got %q after it)", c.Command.Name, what, a)
+			}
+		}
+		return "", usagef("%s: want one argument %s, got %d", c.Command.Name, what, c.NArg())
+	}
+	return c.Args().First(), nil
+}
+
+func datasetsInspect(c *cli.Context) error {
+	spec, err := oneArg(c, "SPEC")
+	if err != nil {
+		return err
+	}
+	opts, err := datasetOptions(c)
+	if err != nil {
+		return err
+	}
+	r, err := datasets.Inspect(c.Context, spec, opts)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "dataset  %s (layout %s)\n", r.Name, r.Layout)
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "file     %s\n", f)
+	}
+	if r.Rows != r.Total {
+		fmt.Fprintf(w, "rows     %d selected of %d\n", r.Rows, r.Total)
+	} else {
+		fmt.Fprintf(w, "rows     %d\n", r.Rows)
+	}
+	fmt.Fprintln(w, "\ncolumns:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, col := range r.Columns {
+		fmt.Fprintf(tw, "  %s\t%s\n", col.Name, col.Type)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%-22s %7s %7s %7s %7s\n", "statistics:", "min", "p50", "mean", "max")
+	for _, s := range []struct {
+		name string
+		s    datasets.Stats
+	}{{"answers per example", r.AnswersPerExample}, {"answer words", r.AnswerWords}, {"answer characters", r.AnswerChars}, {"contexts per example", r.ContextsPerExample}} {
+		fmt.Fprintf(w, "  %-20s %7g %7g %7g %7g\n", s.name, s.s.Min, s.s.P50, s.s.Mean, s.s.Max)
+	}
+	if len(r.Labels) > 0 {
+		var ls []string
+		for l := range r.Labels {
+			ls = append(ls, l)
+		}
+		sort.Strings(ls)
+		fmt.Fprint(w, "\nlabels: ")
+		for i, l := range ls {
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "%s %d", l, r.Labels[l])
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Example != nil {
+		ex := *r.Example
+		// Keep the example readable: shorten long passages.
+		ex.Contexts = append([]datasets.Passage(nil), ex.Contexts...)
+		for i := range ex.Contexts {
+			if len(ex.Contexts[i].Text) > 300 {
+				ex.Contexts[i].Text = truncateUTF8(ex.Contexts[i].Text, 300) + " …"
+			}
+		}
+		if len(ex.Contexts) > 3 {
+			ex.Contexts = ex.Contexts[:3]
+		}
+		b, _ := json.MarshalIndent(ex, "  ", "  ")
+		fmt.Fprintf(w, "\nfirst example (at most 3 contexts shown, long texts shortened):\n  %s\n", b)
+	}
+	printWarnings(c.App.ErrWriter, r.Warnings)
+	return nil
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func datasetsExport(c *cli.Context) error {
+	spec, err := oneArg(c, "SPEC")
+	if err != nil {
+		return err
+	}
+	opts, err := datasetOptions(c)
+	if err != nil {
+		return err
+	}
+	ds, err := datasets.Load(c.Context, spec, opts)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	for i := range ds.Examples {
+		if err := enc.Encode(&ds.Examples[i]); err != nil {
+			return err
+		}
+	}
+	printWarnings(c.App.ErrWriter, ds.Warnings)
+	return nil
+}
+
+func datasetsImport(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usagef("import: want IN and OUT.parquet, got %d arguments", c.NArg())
+	}
+	in, out := c.Args().Get(0), c.Args().Get(1)
+	format := c.String("format")
+	known := false
+	for _, f := range datasets.ImportFormats {
+		known = known || f == format
+	}
+	if !known {
+		return usagef("import: unknown --format %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	n, err := datasets.Import(c.Context, format, f, in, out, datasets.ImportOptions{Aliases: c.String("aliases")})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "imported %d rows from %s into %s\n", n, in, out)
+	return nil
+}
+
+func datasetsFetch(c *cli.Context) error {
+	name, err := oneArg(c, "NAME")
+	if err != nil {
+		return err
+	}
+	f := datasets.NewFetcher(c.App.ErrWriter)
+	repo, dir, split := c.String("repo"), c.String("dir"), c.String("split")
+	var dest string
+	var res []datasets.FetchResult
+	if repo != "" || dir != "" || split != "" || c.String("out") != "" || c.String("revision") != "main" {
+		src, rel, ok := datasets.HubSourceOf(name)
+		if !ok {
+			_, rel, _ = datasets.LocalDirOf(name)
+		}
+		if repo != "" {
+			src.Repo = repo
+		}
+		if dir != "" {
+			src.Dir = dir
+		}
+		if split != "" {
+			src.Split = split
+		}
+		src.Revision = c.String("revision")
+		if src.Repo == "" || src.Split == "" {
+			return usagef("fetch %s: give --repo, --dir and --split (no built-in Hub source)", name)
+		}
+		dest = c.String("out")
+		if dest == "" {
+			if rel == "" {
+				return usagef("fetch %s: not a known dataset; give --out", name)
+			}
+			cache, err := datasets.CacheDir()
+			if err != nil {
+				return err
+			}
+			dest = filepath.Join(cache, "data", filepath.FromSlash(rel))
+		}
+		res, err = f.Fetch(c.Context, src, dest)
+	} else {
+		dest, res, err = datasets.FetchName(c.Context, f, name)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		state := "downloaded"
+		if r.Cached {
+			state = "cached"
+		}
+		fmt.Fprintf(c.App.Writer, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: %d file(s) in %s\n", name, len(res), dest)
+	return nil
+}

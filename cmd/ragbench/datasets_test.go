@@ -1,0 +1,121 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+func TestDatasetsInspect(t *testing.T) {
+	path := testenv.Data(t, "hotpotqa/fullwiki/validation-00000-of-00001.parquet")
+	out, stderr, code := runCLI(t, "datasets", "inspect", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"rows     500", "context.sentences         list of list of string", "supporting_facts.sent_id  list of int32",
+		"answer words", "5a7613c15542994ccc9186bf", "Gesellschaft mit beschränkter Haftung"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code = runCLI(t, "datasets", "inspect", "--json", "--limit", "10", path)
+	var r datasets.Report
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Rows != 10 || r.Total != 500 || r.Example.ID != "5a7613c15542994ccc9186bf" {
+		t.Fatalf("json report: exit %d, %+v", code, r)
+	}
+}
+
+func TestDatasetsExportSample(t *testing.T) {
+	path := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	a, _, code := runCLI(t, "datasets", "export", "--sample", "20", "--seed", "3", path)
+	b, _, _ := runCLI(t, "datasets", "export", "--sample", "20", "--seed", "3", path)
+	if code != 0 || a != b || strings.Count(a, "\n") != 20 {
+		t.Fatalf("exit %d; same output %v; %d lines", code, a == b, strings.Count(a, "\n"))
+	}
+	var ex datasets.Example
+	if err := json.Unmarshal([]byte(strings.SplitN(a, "\n", 2)[0]), &ex); err != nil || ex.Question == "" {
+		t.Fatalf("first line: %v %+v", err, ex)
+	}
+}
+
+func TestDatasetsImportCLI(t *testing.T) {
+	raw := testenv.Data(t, "raw/nq_open/NQ-open.dev.jsonl")
+	out := filepath.Join(t.TempDir(), "nq.parquet")
+	_, stderr, code := runCLI(t, "datasets", "import", "--format", "nq-open", raw, out)
+	if code != 0 || !strings.Contains(stderr, "imported 3610 rows") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	a, _, _ := runCLI(t, "datasets", "export", out)
+	b, _, _ := runCLI(t, "datasets", "export", testenv.Data(t, "nq_open/validation-00000-of-00001.parquet"))
+	if a != b || a == "" {
+		t.Fatal("the imported file exports differently from the shipped parquet")
+	}
+}
+
+func TestDatasetsUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"inspect needs a spec", []string{"datasets", "inspect"}, 2, "want one argument"},
+		{"flags after the spec are pointed out", []string{"datasets", "inspect", "nq_open", "--limit", "3"}, 2, "flags go before"},
+		{"negative limit", []string{"datasets", "inspect", "--limit", "-1", "nq_open"}, 2, "negative"},
+		{"half a column mapping", []string{"datasets", "inspect", "--question-col", "q", "x.parquet"}, 2, "--answers-col"},
+		{"unknown import format", []string{"datasets", "import", "--format", "squad", "a", "b"}, 2, "unknown --format"},
+		{"import needs two paths", []string{"datasets", "import", "--format", "nq-open", "a"}, 2, "want IN and OUT"},
+		{"missing input file", []string{"datasets", "import", "--format", "nq-open", "/nonexistent/in.jsonl", filepath.Join(t.TempDir(), "o.parquet")}, 1, "/nonexistent/in.jsonl"},
+		{"unknown dataset", []string{"datasets", "inspect", "squad2"}, 1, "unknown dataset"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, tc.code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// fetch against a local server in the Hub's URL layout.
+func TestDatasetsFetchCLI(t *testing.T) {
+	local := testenv.Data(t, "pubmedqa/pqa_labeled/train-00000-of-00001.parquet")
+	b, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/datasets/qiaojin/PubMedQA/tree/main/pqa_labeled", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `[{"type":"file","path":"pqa_labeled/train-00000-of-00001.parquet","size":%d,"lfs":{"oid":"%s","size":%d}}]`, len(b), hex.EncodeToString(sum[:]), len(b))
+	})
+	mux.HandleFunc("/datasets/qiaojin/PubMedQA/resolve/main/pqa_labeled/train-00000-of-00001.parquet", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(b)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	cache := t.TempDir()
+	t.Setenv("HF_ENDPOINT", srv.URL)
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("RAGBENCH_CACHE", cache)
+	out, stderr, code := runCLI(t, "datasets", "fetch", "pubmedqa")
+	want := filepath.Join(cache, "data", "pubmedqa", "pqa_labeled", "train-00000-of-00001.parquet")
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "downloaded") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	out, _, code = runCLI(t, "datasets", "fetch", "pubmedqa")
+	if code != 0 || !strings.Contains(out, "cached") {
+		t.Fatalf("second fetch: exit %d, %s", code, out)
+	}
+}

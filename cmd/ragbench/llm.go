@@ -1,0 +1,235 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/harness/llm"
+)
+
+// llmFlags are the connection flags shared by the llm subcommands.
+func llmFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "backend", Value: "openai", Usage: "backend: openai (any OpenAI-compatible server) or offline (the offline reader, no LLM)"},
+		&cli.StringFlag{Name: "base-url", Usage: "API root, e.g. http://127.0.0.1:8000/v1 (default $" + llm.EnvBaseURL + ")"},
+		&cli.StringFlag{Name: "model", Usage: "model name (default $" + llm.EnvModel + ")"},
+		&cli.StringFlag{Name: "api-key-env", Value: llm.EnvAPIKey, Usage: "name of the environment variable holding the API key (the key itself is never a flag)"},
+		&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "timeout per attempt"},
+		&cli.IntFlag{Name: "max-retries", Value: 3, Usage: "retries on 429, 5xx, timeouts and connection errors (-1: none)"},
+		&cli.StringFlag{Name: "cache", Usage: "response cache file (SQLite); empty: no cache"},
+		&cli.StringFlag{Name: "cache-mode", Usage: "off, read, readwrite or replay-only (default readwrite with --cache)"},
+		&cli.BoolFlag{Name: "chat", Usage: "use /v1/chat/completions instead of /v1/completions with a raw prompt"},
+	}
+}
+
+func llmConfig(c *cli.Context) (llm.Config, error) {
+	cfg := llm.Config{
+		Backend:    c.String("backend"),
+		BaseURL:    c.String("base-url"),
+		Model:      c.String("model"),
+		APIKeyEnv:  c.String("api-key-env"),
+		Timeout:    c.Duration("timeout"),
+		MaxRetries: c.Int("max-retries"),
+		Cache:      llm.CacheConfig{Path: c.String("cache")},
+	}
+	if m := c.String("cache-mode"); m != "" {
+		mode, err := llm.ParseCacheMode(m)
+		if err != nil {
+			return cfg, usagef("--cache-mode: %v", err)
+		}
+		cfg.Cache.Mode = mode
+	}
+	if cfg.Timeout <= 0 {
+		return cfg, usagef("--timeout must be positive")
+	}
+	cfg = cfg.Resolve(os.Getenv)
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+func init() {
+	register(&cli.Command{
+		Name:  "llm",
+		Usage: "talk to the generation backend: check a server, complete a prompt with token log-probabilities",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "ping",
+				Usage:     "send a one-token request and report the model, latency and usage",
+				ArgsUsage: " ",
+				Flags:     llmFlags(),
+				Action:    llmPing,
+			},
+			{
+				Name:      "complete",
+				Usage:     "complete a prompt; print the text, usage and per-token log-probabilities",
+				ArgsUsage: "[PROMPT] (or --prompt; - reads standard input)",
+				Flags: append(llmFlags(),
+					&cli.StringFlag{Name: "prompt", Usage: "the prompt (raw text for completions; the user message with --chat)"},
+					&cli.StringFlag{Name: "system", Usage: "system message (with --chat)"},
+					&cli.IntFlag{Name: "max-tokens", Value: 64, Usage: "maximum completion tokens"},
+					&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "sampling temperature (0: greedy)"},
+					&cli.IntFlag{Name: "seed", Value: 0, Usage: "sampling seed"},
+					&cli.StringSliceFlag{Name: "stop", Usage: "stop sequence (repeatable; \\n is a newline)"},
+					&cli.IntFlag{Name: "logprobs", Value: 5, Usage: "top alternatives per token (0: no log-probabilities, -1: the chosen token's only)"},
+					&cli.IntFlag{Name: "replicate", Value: 0, Usage: "replicate index (a separate cache entry)"},
+					&cli.BoolFlag{Name: "json", Usage: "print the response as JSON"},
+				),
+				Action: llmComplete,
+			},
+		},
+	})
+}
+
+func newLLM(c *cli.Context) (*llm.Client, llm.Config, error) {
+	cfg, err := llmConfig(c)
+	if err != nil {
+		return nil, cfg, err
+	}
+	g, err := llm.New(cfg)
+	if err != nil {
+		return nil, cfg, err
+	}
+	return g, cfg, nil
+}
+
+func llmPing(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usagef("ping takes no arguments")
+	}
+	g, cfg, err := newLLM(c)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	req := llm.Request{Endpoint: llm.Completions, Prompt: "The capital of France is", MaxTokens: 1}
+	if c.Bool("chat") {
+		req = llm.Request{Endpoint: llm.Chat, Messages: []llm.Message{{Role: "user", Content: "Say OK."}}, MaxTokens: 1}
+	}
+	start := time.Now()
+	resp, err := g.Generate(c.Context, req)
+	if err != nil {
+		return fmt.Errorf("ping %s: %w", describeBackend(cfg), err)
+	}
+	fmt.Fprintf(c.App.Writer, "ok %s: model %q answered %q in %v (retries %d, cached %v, usage %s)\n",
+		describeBackend(cfg), resp.Model, resp.Text, time.Since(start).Round(time.Millisecond), resp.Retries, resp.Cached, usageString(resp.Usage))
+	return nil
+}
+
+func describeBackend(cfg llm.Config) string {
+	if cfg.Backend != "openai" {
+		return "backend " + cfg.Backend
+	}
+	return fmt.Sprintf("backend openai at %s", llm.RedactURL(cfg.BaseURL))
+}
+
+func usageString(u llm.Usage) string {
+	s := fmt.Sprintf("prompt %d, completion %d", u.PromptTokens, u.CompletionTokens)
+	if u.Estimated {
+		s += " (estimated: the server reported none)"
+	}
+	return s
+}
+
+func llmComplete(c *cli.Context) error {
+	prompt := c.String("prompt")
+	switch {
+	case c.Args().Len() > 1:
+		return usagef("complete takes at most one PROMPT argument (quote it)")
+	case c.Args().Len() == 1 && prompt != "":
+		return usagef("give the prompt either as an argument or with --prompt, not both")
+	case c.Args().Len() == 1:
+		prompt = c.Args().First()
+	}
+	if prompt == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("read prompt from standard input: %w", err)
+		}
+		prompt = string(b)
+	}
+	if prompt == "" {
+		return usagef("no prompt: pass PROMPT, --prompt or - for standard input")
+	}
+	g, cfg, err := newLLM(c)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	seed := c.Int("seed")
+	req := llm.Request{
+		Endpoint:    llm.Completions,
+		Prompt:      prompt,
+		MaxTokens:   c.Int("max-tokens"),
+		Temperature: c.Float64("temperature"),
+		Seed:        &seed,
+		Logprobs:    c.Int("logprobs"),
+		Replicate:   c.Int("replicate"),
+	}
+	for _, s := range c.StringSlice("stop") {
+		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
+	}
+	if c.Bool("chat") {
+		req.Endpoint, req.Prompt = llm.Chat, ""
+		if s := c.String("system"); s != "" {
+			req.Messages = append(req.Messages, llm.Message{Role: "system", Content: s})
+		}
+		req.Messages = append(req.Messages, llm.Message{Role: "user", Content: prompt})
+	}
+	if err := req.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	resp, err := g.Generate(c.Context, req)
+	if err != nil {
+		return fmt.Errorf("complete with %s: %w", describeBackend(cfg), err)
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(resp)
+	}
+	printResponse(w, resp)
+	if g.Cache != nil {
+		s := g.Cache.Stats()
+		fmt.Fprintf(c.App.ErrWriter, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
+	}
+	return nil
+}
+
+func printResponse(w io.Writer, resp llm.Response) {
+	fmt.Fprintf(w, "text: %q\n", resp.Text)
+	fmt.Fprintf(w, "model: %s  finish: %s  latency: %v  retries: %d  cached: %v\n", resp.Model, resp.FinishReason, resp.Latency.Round(time.Millisecond), resp.Retries, resp.Cached)
+	fmt.Fprintf(w, "usage: %s\n", usageString(resp.Usage))
+	if len(resp.Tokens) == 0 {
+		fmt.Fprintln(w, "tokens: none (no log-probabilities asked for, or the server returned none)")
+		return
+	}
+	fmt.Fprintf(w, "tokens: %d\n", len(resp.Tokens))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\ttoken\tlogprob\tp\ttop alternatives")
+	for i, t := range resp.Tokens {
+		var alts []string
+		for _, a := range t.Top {
+			alts = append(alts, fmt.Sprintf("%q %.3f", a.Text, a.Logprob))
+		}
+		fmt.Fprintf(tw, "%d\t%q\t%.4f\t%.3f\t%s\n", i, t.Text, t.Logprob, expProb(t.Logprob), strings.Join(alts, ", "))
+	}
+	tw.Flush()
+}
+
+func expProb(lp float64) float64 {
+	if lp <= llm.UnknownLogprob {
+		return 0
+	}
+	return math.Exp(lp)
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/harness/llm/llmtest"
+)
+
+const cliTestKey = "sk-cli-test-SECRET-9876543210"
+
+func TestLLMCommands(t *testing.T) {
+	srv := llmtest.New(t, llmtest.VLLM)
+	t.Setenv("OPENAI_API_KEY", cliTestKey)
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_MODEL", "")
+	cache := filepath.Join(t.TempDir(), "c.sqlite")
+	conn := []string{"--base-url", srv.BaseURL(), "--model", "fake-model"}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		out  []string // substrings of stdout
+	}{
+		{"ping", append([]string{"llm", "ping"}, conn...), 0, []string{"ok backend openai at http://127.0.0.1", `answered " answer"`}},
+		{"ping chat", append([]string{"llm", "ping", "--chat"}, conn...), 0, []string{"ok backend openai"}},
+		{"complete prints text, usage and logprobs", append(append([]string{"llm", "complete"}, conn...), "--logprobs", "2", "Q: capital of France"),
+			0, []string{`text: " answer to France"`, "usage: prompt 5, completion 3", "tokens: 3", `" answer"  -0.1250`, `" answer~1" -1.125`}},
+		{"chat complete", append(append([]string{"llm", "complete", "--chat", "--system", "be brief"}, conn...), "hello there"),
+			0, []string{`text: " answer to there"`}},
+		{"json output", append(append([]string{"llm", "complete", "--json"}, conn...), "x"), 0, []string{`"text": " answer to x"`}},
+		{"cache write then replay", append(append([]string{"llm", "complete", "--cache", cache}, conn...), "cached prompt"), 0, []string{"cached: false"}},
+		{"replay-only hit", append(append([]string{"llm", "complete", "--cache", cache, "--cache-mode", "replay-only"}, conn...), "cached prompt"), 0, []string{"cached: true"}},
+		{"replay-only miss fails", append(append([]string{"llm", "complete", "--cache", cache, "--cache-mode", "replay-only"}, conn...), "never seen"), 1, nil},
+		{"no prompt is a usage error", append([]string{"llm", "complete"}, conn...), 2, nil},
+		{"bad cache mode is a usage error", append(append([]string{"llm", "complete", "--cache-mode", "sometimes"}, conn...), "x"), 2, nil},
+		{"missing model is a usage error", []string{"llm", "ping", "--base-url", srv.BaseURL()}, 2, nil},
+		{"unknown backend fails", []string{"llm", "ping", "--backend", "nonesuch"}, 1, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, out, errOut)
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(out, s) {
+					t.Fatalf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if strings.Contains(out+errOut, cliTestKey) {
+				t.Fatal("API key printed")
+			}
+		})
+	}
+}

@@ -1,0 +1,350 @@
+package dense
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Index is an opened dense index: memory-mapped vectors and documents plus the query embedder.
+// It is safe for concurrent use.
+type Index struct {
+	dir     string
+	meta    Meta
+	emb     Embedder
+	vecs    []float32 // count × dim, memory-mapped
+	offs    []byte    // (count+1) × uint64
+	docs    []byte
+	unmaps  []func() error
+	maxRows int // rows of vectors scored per Sgemm call
+}
+
+// Open opens the index in dir, checking every file's size and CRC-32C against meta.json, so that a
+// truncated or corrupt index is an error here rather than wrong results later. emb embeds queries; it
+// must be the embedder the index was built with. With emb nil, Open loads the LSA model saved in the
+// index (and fails if there is none).
+func Open(dir string, emb Embedder) (*Index, error) {
+	ix := &Index{dir: dir}
+	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	if err != nil {
+		return nil, fmt.Errorf("open dense index: %w", err)
+	}
+	if err := json.Unmarshal(b, &ix.meta); err != nil {
+		return nil, fmt.Errorf("open dense index %s: %s: %w", dir, metaFile, err)
+	}
+	m := &ix.meta
+	if m.Format != FormatVersion {
+		return nil, fmt.Errorf("open dense index %s: format %q, want %q", dir, m.Format, FormatVersion)
+	}
+	if m.Count < 0 || m.Dim <= 0 {
+		return nil, fmt.Errorf("open dense index %s: bad count %d or dim %d in %s", dir, m.Count, m.Dim, metaFile)
+	}
+	if nativeBigEndian() {
+		return nil, errors.New("open dense index: big-endian machines are not supported")
+	}
+	want := map[string]int64{
+		vectorsFile: int64(m.Count) * int64(m.Dim) * 4,
+		offsetsFile: int64(m.Count+1) * 8,
+	}
+	var mapped = map[string][]byte{}
+	for _, name := range []string{vectorsFile, offsetsFile, docsFile} {
+		fi, ok := m.Files[name]
+		if !ok {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index %s: %s lists no %s", dir, metaFile, name)
+		}
+		if w, ok := want[name]; ok && fi.Size != w {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index %s: %s records size %d, want %d for %d × %d", dir, name, fi.Size, w, m.Count, m.Dim)
+		}
+		p := filepath.Join(dir, name)
+		data, unmap, err := mapFile(p)
+		if err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index: %w", err)
+		}
+		ix.unmaps = append(ix.unmaps, unmap)
+		if int64(len(data)) != fi.Size {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index: %s is %d bytes, meta.json says %d (truncated or corrupt)", p, len(data), fi.Size)
+		}
+		if c := crc32.Checksum(data, castagnoli); c != fi.CRC32 {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index: %s checksum %08x, meta.json says %08x (corrupt)", p, c, fi.CRC32)
+		}
+		mapped[name] = data
+	}
+	if v := mapped[vectorsFile]; len(v) > 0 {
+		ix.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&v[0])), len(v)/4)
+	}
+	ix.offs, ix.docs = mapped[offsetsFile], mapped[docsFile]
+	if last := ix.offset(m.Count); last != uint64(len(ix.docs)) {
+		ix.Close()
+		return nil, fmt.Errorf("open dense index %s: docs.off ends at %d, docs.dat has %d bytes (corrupt)", dir, last, len(ix.docs))
+	}
+	if emb == nil {
+		p := filepath.Join(dir, lsaFile)
+		fi, ok := m.Files[lsaFile]
+		if !ok {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index %s: no embedder given and the index holds no LSA model (built with %v)", dir, m.Embedder)
+		}
+		l, err := LoadLSA(p)
+		if err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index: %w", err)
+		}
+		if got, err := fileInfo(p); err != nil || got != fi {
+			ix.Close()
+			return nil, fmt.Errorf("open dense index: %s does not match meta.json (corrupt)", p)
+		}
+		emb = l
+	}
+	if emb.Dim() != m.Dim {
+		ix.Close()
+		return nil, fmt.Errorf("open dense index %s: embedder dimension %d, index dimension %d", dir, emb.Dim(), m.Dim)
+	}
+	if d, ok := emb.(Describer); ok && m.Embedder != nil {
+		got := d.Describe()
+		for _, key := range []string{"kind", "model"} {
+			if got[key] != m.Embedder[key] {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index %s: embedder %s %q, the index was built with %q", dir, key, got[key], m.Embedder[key])
+			}
+		}
+	}
+	ix.emb = emb
+	ix.maxRows = 8192
+	return ix, nil
+}
+
+func nativeBigEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 0
+}
+
+// Close unmaps the index files.
+func (ix *Index) Close() error {
+	var first error
+	for _, u := range ix.unmaps {
+		if err := u(); err != nil && first == nil {
+			first = err
+		}
+	}
+	ix.unmaps, ix.vecs, ix.offs, ix.docs = nil, nil, nil, nil
+	return first
+}
+
+// Len returns the number of documents.
+func (ix *Index) Len() int { return ix.meta.Count }
+
+// Dim returns the vector dimension.
+func (ix *Index) Dim() int { return ix.meta.Dim }
+
+// Meta returns the index metadata.
+func (ix *Index) Meta() Meta { return ix.meta }
+
+// Vector returns row i of the vectors (memory-mapped; do not modify).
+func (ix *Index) Vector(i int) []float32 { return ix.vecs[i*ix.meta.Dim : (i+1)*ix.meta.Dim] }
+
+func (ix *Index) offset(i int) uint64 { return binary.LittleEndian.Uint64(ix.offs[8*i:]) }
+
+// Doc returns document row i.
+func (ix *Index) Doc(i int) (corpus.Document, error) {
+	if i < 0 || i >= ix.meta.Count {
+		return corpus.Document{}, fmt.Errorf("dense: row %d out of range [0,%d)", i, ix.meta.Count)
+	}
+	lo, hi := ix.offset(i), ix.offset(i+1)
+	if lo > hi || hi > uint64(len(ix.docs)) {
+		return corpus.Document{}, fmt.Errorf("dense %s: docs.off row %d is corrupt", ix.dir, i)
+	}
+	rec := ix.docs[lo:hi]
+	field := func() (string, error) {
+		n, w := binary.Uvarint(rec)
+		if w <= 0 || n > uint64(len(rec)-w) {
+			return "", fmt.Errorf("dense %s: docs.dat row %d is corrupt", ix.dir, i)
+		}
+		s := string(rec[w : w+int(n)])
+		rec = rec[w+int(n):]
+		return s, nil
+	}
+	id, err := field()
+	if err != nil {
+		return corpus.Document{}, err
+	}
+	title, err := field()
+	if err != nil {
+		return corpus.Document{}, err
+	}
+	return corpus.Document{ID: id, Title: title, Text: string(rec)}, nil
+}
+
+// Retrieve embeds query and returns its top k documents by inner product, best first. A query whose
+// embedding is all zero (for LSA: no known term) returns no hits.
+func (ix *Index) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
+	res, err := ix.SearchBatch(ctx, []string{query}, k)
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
+}
+
+// SearchBatch embeds the queries in one call and scores them together (one Sgemm per block of
+// vectors), returning the top k hits of each, best first.
+func (ix *Index) SearchBatch(ctx context.Context, queries []string, k int) ([][]retrieval.Hit, error) {
+	if len(queries) == 0 {
+		return nil, nil
+	}
+	vecs, err := ix.emb.Embed(ctx, queries, Query)
+	if err != nil {
+		return nil, fmt.Errorf("dense search: embed queries: %w", err)
+	}
+	if len(vecs) != len(queries) {
+		return nil, fmt.Errorf("dense search: embedder returned %d vectors for %d queries", len(vecs), len(queries))
+	}
+	res, err := ix.SearchVectors(ctx, vecs, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]retrieval.Hit, len(res))
+	for q, rs := range res {
+		hits := make([]retrieval.Hit, len(rs))
+		for i, r := range rs {
+			d, err := ix.Doc(r.Row)
+			if err != nil {
+				return nil, err
+			}
+			hits[i] = retrieval.Hit{ID: d.ID, Title: d.Title, Text: d.Text, Score: float64(r.Score), Rank: i + 1}
+		}
+		out[q] = hits
+	}
+	return out, nil
+}
+
+// queryBatch is the number of queries scored in one Sgemm pass.
+const queryBatch = 256
+
+// SearchVectors scores query vectors (normalised here; the inputs are not modified) against every
+// indexed vector and returns the top k rows of each, best first; ties go to the lower row. A zero query
+// vector gets no results.
+func (ix *Index) SearchVectors(ctx context.Context, queries [][]float32, k int) ([][]Result, error) {
+	out := make([][]Result, len(queries))
+	if k <= 0 || ix.meta.Count == 0 {
+		return out, nil
+	}
+	if k > ix.meta.Count {
+		k = ix.meta.Count
+	}
+	dim := ix.meta.Dim
+	for start := 0; start < len(queries); start += queryBatch {
+		end := min(start+queryBatch, len(queries))
+		var (
+			q    []float32
+			live []int // query index of each row of q
+		)
+		for i := start; i < end; i++ {
+			if len(queries[i]) != dim {
+				return nil, fmt.Errorf("dense search: query %d: %w: got %d, want %d", i, ErrDim, len(queries[i]), dim)
+			}
+			v := append([]float32(nil), queries[i]...)
+			nz, err := normalize(v)
+			if err != nil {
+				return nil, fmt.Errorf("dense search: query %d: %w", i, err)
+			}
+			if !nz {
+				out[i] = []Result{}
+				continue
+			}
+			q = append(q, v...)
+			live = append(live, i)
+		}
+		if len(live) == 0 {
+			continue
+		}
+		tops, err := ix.scan(ctx, q, len(live), k)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range live {
+			out[i] = tops[j].sorted()
+		}
+	}
+	return out, nil
+}
+
+// scan scores nq normalised queries (row-major in q) against all vectors in blocks through Sgemm.
+func (ix *Index) scan(ctx context.Context, q []float32, nq, k int) ([]*topK, error) {
+	dim, n := ix.meta.Dim, ix.meta.Count
+	rows := ix.maxRows
+	if rows > n {
+		rows = n
+	}
+	scores := make([]float32, nq*rows)
+	tops := make([]*topK, nq)
+	for i := range tops {
+		tops[i] = newTopK(k)
+	}
+	Q := blas32.General{Rows: nq, Cols: dim, Stride: dim, Data: q}
+	for lo := 0; lo < n; lo += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+rows, n)
+		m := hi - lo
+		V := blas32.General{Rows: m, Cols: dim, Stride: dim, Data: ix.vecs[lo*dim : hi*dim]}
+		S := blas32.General{Rows: nq, Cols: m, Stride: m, Data: scores[:nq*m]}
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, Q, V, 0, S)
+		for i, t := range tops {
+			t.pushRow(S.Data[i*m:(i+1)*m], lo)
+		}
+	}
+	return tops, nil
+}
+
+// SearchNaive is the brute-force peer of SearchVectors: a plain Go loop of dot products, one query at a
+// time, with the same top-k selection. It exists for tests and benchmarks.
+func (ix *Index) SearchNaive(queries [][]float32, k int) ([][]Result, error) {
+	dim, n := ix.meta.Dim, ix.meta.Count
+	out := make([][]Result, len(queries))
+	if k > n {
+		k = n
+	}
+	for qi, qv := range queries {
+		if len(qv) != dim {
+			return nil, fmt.Errorf("dense search: query %d: %w", qi, ErrDim)
+		}
+		v := append([]float32(nil), qv...)
+		nz, err := normalize(v)
+		if err != nil {
+			return nil, err
+		}
+		if !nz || k <= 0 {
+			out[qi] = []Result{}
+			continue
+		}
+		t := newTopK(k)
+		row := make([]float32, 1)
+		for i := 0; i < n; i++ {
+			x := ix.vecs[i*dim : (i+1)*dim]
+			var s float32
+			for j, a := range v {
+				s += a * x[j]
+			}
+			row[0] = s
+			t.pushRow(row, i)
+		}
+		out[qi] = t.sorted()
+	}
+	return out, nil
+}

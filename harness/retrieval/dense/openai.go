@@ -1,0 +1,324 @@
+package dense
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Instruction presets for embedding models that want different text for queries and passages.
+const (
+	// PresetE5 is the e5 family (intfloat/e5-*, multilingual-e5-*): "query: " and "passage: ".
+	PresetE5 = "e5"
+	// PresetBGE is BAAI bge-*-en-v1.5: an instruction before queries, nothing before passages.
+	PresetBGE = "bge"
+	// PresetQwen3 is Qwen3-Embedding: "Instruct: <task>\nQuery:" before queries (no space after
+	// "Query:", as in the model card's get_detailed_instruct), nothing before passages.
+	PresetQwen3 = "qwen3"
+)
+
+// DefaultQwen3Task is the task description of the Qwen3-Embedding retrieval instruction.
+const DefaultQwen3Task = "Given a web search query, retrieve relevant passages that answer the query"
+
+// Prefixes returns the query and passage prefixes of a preset ("" for none). task replaces the Qwen3
+// task description when not empty.
+func Prefixes(preset, task string) (query, passage string, err error) {
+	switch strings.ToLower(preset) {
+	case "", "none":
+		return "", "", nil
+	case PresetE5:
+		return "query: ", "passage: ", nil
+	case PresetBGE:
+		return "Represent this sentence for searching relevant passages: ", "", nil
+	case PresetQwen3:
+		if task == "" {
+			task = DefaultQwen3Task
+		}
+		return "Instruct: " + task + "\nQuery:", "", nil
+	}
+	return "", "", fmt.Errorf("unknown instruction preset %q (want e5, bge, qwen3 or none)", preset)
+}
+
+// OpenAIConfig configures an OpenAI-compatible embeddings client. Zero fields take the defaults.
+type OpenAIConfig struct {
+	// BaseURL of the API, ending in /v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1).
+	// TEI, vLLM, Ollama and llama.cpp servers all serve /v1/embeddings.
+	BaseURL string `yaml:"base_url" json:"base_url"`
+	// APIKey defaults to $OPENAI_API_KEY. It is sent as a bearer token and never logged, cached or
+	// written anywhere; local servers usually accept any value.
+	APIKey string `yaml:"-" json:"-"`
+	// Model is the model name the server expects (required).
+	Model string `yaml:"model" json:"model"`
+	// Dim is the embedding dimension. Zero means: ask the server once, on construction.
+	Dim int `yaml:"dim" json:"dim"`
+	// Dimensions, when set, is sent as the request's "dimensions" (OpenAI text-embedding-3, Matryoshka
+	// models); Dim then defaults to it.
+	Dimensions int `yaml:"dimensions" json:"dimensions"`
+	// Preset picks the instruction prefixes (e5, bge, qwen3); QueryPrefix and PassagePrefix override it.
+	Preset        string `yaml:"preset" json:"preset"`
+	Task          string `yaml:"task" json:"task"`
+	QueryPrefix   string `yaml:"query_prefix" json:"query_prefix"`
+	PassagePrefix string `yaml:"passage_prefix" json:"passage_prefix"`
+	// BatchSize is the number of texts per request (default 64).
+	BatchSize int `yaml:"batch_size" json:"batch_size"`
+	// MaxRetries is the number of retries after a failed request (default 5). Network errors, 408, 409,
+	// 425, 429 and 5xx are retried; other HTTP errors fail at once.
+	MaxRetries int `yaml:"max_retries" json:"max_retries"`
+	// Backoff is the first retry delay, doubled each time with jitter and capped at 30 s (default 500 ms).
+	Backoff time.Duration `yaml:"backoff" json:"backoff"`
+	// Timeout bounds one request (default 120 s).
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// CacheDir holds the on-disk embedding cache ("" for none).
+	CacheDir string `yaml:"cache_dir" json:"cache_dir"`
+	// HTTPClient replaces the default client (for tests).
+	HTTPClient *http.Client `yaml:"-" json:"-"`
+}
+
+// OpenAI embeds texts through an OpenAI-compatible /v1/embeddings endpoint.
+type OpenAI struct {
+	cfg    OpenAIConfig
+	client *openai.Client
+	qp, pp string
+	cache  *Cache
+	// Requests counts HTTP requests made (retries included); Cached counts texts served from the cache.
+	Requests, Cached atomic.Int64
+}
+
+// NewOpenAI returns an embedder for cfg. When cfg.Dim and cfg.Dimensions are zero it embeds one probe
+// text to learn the dimension.
+func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("openai embedder: no model given")
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 64
+	}
+	if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	} else if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 5
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.Dim == 0 {
+		cfg.Dim = cfg.Dimensions
+	}
+	qp, pp, err := Prefixes(cfg.Preset, cfg.Task)
+	if err != nil {
+		return nil, fmt.Errorf("openai embedder: %w", err)
+	}
+	if cfg.QueryPrefix != "" {
+		qp = cfg.QueryPrefix
+	}
+	if cfg.PassagePrefix != "" {
+		pp = cfg.PassagePrefix
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.HTTPClient != nil {
+		oc.HTTPClient = cfg.HTTPClient
+	}
+	e := &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc), qp: qp, pp: pp}
+	if cfg.CacheDir != "" {
+		ns := fmt.Sprintf("openai\x00%s\x00%s\x00%d", sanitizeURL(cfg.BaseURL), cfg.Model, cfg.Dimensions)
+		c, err := OpenCache(cfg.CacheDir, ns, map[string]string{"base_url": sanitizeURL(cfg.BaseURL), "model": cfg.Model, "dimensions": strconv.Itoa(cfg.Dimensions)})
+		if err != nil {
+			return nil, fmt.Errorf("openai embedder: %w", err)
+		}
+		e.cache = c
+	}
+	if e.cfg.Dim == 0 {
+		v, err := e.Embed(ctx, []string{"dimension probe"}, Passage)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("openai embedder: probe the dimension: %w", err)
+		}
+		e.cfg.Dim = len(v[0])
+	}
+	return e, nil
+}
+
+// sanitizeURL drops user info, query and fragment from a URL, so that no credential reaches a cache key
+// or a log line.
+func sanitizeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "unparseable-url"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return strings.TrimRight(u.String(), "/")
+}
+
+// Close closes the cache.
+func (e *OpenAI) Close() error {
+	if e.cache != nil {
+		return e.cache.Close()
+	}
+	return nil
+}
+
+// Dim returns the embedding dimension.
+func (e *OpenAI) Dim() int { return e.cfg.Dim }
+
+// Describe identifies the model for meta.json (never the key).
+func (e *OpenAI) Describe() map[string]string {
+	return map[string]string{"kind": "openai", "model": e.cfg.Model, "base_url": sanitizeURL(e.cfg.BaseURL),
+		"query_prefix": e.qp, "passage_prefix": e.pp, "dim": strconv.Itoa(e.cfg.Dim)}
+}
+
+// Prefix returns the instruction prefix used for kind.
+func (e *OpenAI) Prefix(kind Kind) string {
+	if kind == Query {
+		return e.qp
+	}
+	return e.pp
+}
+
+// Embed embeds texts with the kind's prefix, in batches, through the cache.
+func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
+	prefix := e.Prefix(kind)
+	out := make([][]float32, len(texts))
+	var todo []int
+	for i, t := range texts {
+		if e.cache != nil {
+			if v, ok, err := e.cache.Get(prefix, t); err != nil {
+				return nil, err
+			} else if ok {
+				out[i] = v
+				e.Cached.Add(1)
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	for start := 0; start < len(todo); start += e.cfg.BatchSize {
+		idx := todo[start:min(start+e.cfg.BatchSize, len(todo))]
+		in := make([]string, len(idx))
+		for j, i := range idx {
+			in[j] = prefix + texts[i]
+		}
+		vecs, err := e.request(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("embed %d texts (model %s at %s): %w", len(in), e.cfg.Model, sanitizeURL(e.cfg.BaseURL), err)
+		}
+		for j, i := range idx {
+			out[i] = vecs[j]
+			if e.cache != nil {
+				if err := e.cache.Put(prefix, texts[i], vecs[j]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// request sends one batch, retrying transient failures with exponential backoff.
+func (e *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) {
+	delay := e.cfg.Backoff
+	var last error
+	for attempt := 0; attempt <= e.cfg.MaxRetries; attempt++ {
+		if attempt > 0 {
+			d := delay/2 + time.Duration(rand.Int64N(int64(delay)))
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
+			case <-time.After(d):
+			}
+			delay = min(2*delay, 30*time.Second)
+		}
+		e.Requests.Add(1)
+		vecs, err := e.once(ctx, in)
+		if err == nil {
+			return vecs, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		last = err
+		if !retryable(err) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("giving up after %d attempts: %w", e.cfg.MaxRetries+1, last)
+}
+
+// errBadResponse marks a response that parsed but is unusable; it is not retried.
+var errBadResponse = errors.New("bad embeddings response")
+
+func (e *OpenAI) once(ctx context.Context, in []string) ([][]float32, error) {
+	rctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	resp, err := e.client.CreateEmbeddings(rctx, openai.EmbeddingRequestStrings{
+		Input:          in,
+		Model:          openai.EmbeddingModel(e.cfg.Model),
+		EncodingFormat: openai.EmbeddingEncodingFormatFloat,
+		Dimensions:     e.cfg.Dimensions,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Data) != len(in) {
+		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", errBadResponse, len(resp.Data), len(in))
+	}
+	out := make([][]float32, len(in))
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(in) || out[d.Index] != nil {
+			return nil, fmt.Errorf("%w: bad or repeated index %d", errBadResponse, d.Index)
+		}
+		if len(d.Embedding) == 0 || (e.cfg.Dim > 0 && len(d.Embedding) != e.cfg.Dim) {
+			return nil, fmt.Errorf("%w: embedding %d has %d dimensions, want %d", errBadResponse, d.Index, len(d.Embedding), e.cfg.Dim)
+		}
+		out[d.Index] = d.Embedding
+	}
+	return out, nil
+}
+
+// retryable reports whether a failed request may succeed when repeated.
+func retryable(err error) bool {
+	if errors.Is(err, errBadResponse) {
+		return false
+	}
+	status := 0
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	// A RequestError (an error body go-openai could not parse, as TEI's {"error": "..."}) may wrap a
+	// half-filled APIError without a status, so look at the outer RequestError first.
+	switch {
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+	}
+	switch {
+	case status == 0:
+		// No HTTP status: a network error, a timeout or a truncated body.
+		return true
+	case status == 408, status == 409, status == 425, status == 429, status >= 500:
+		return true
+	}
+	return false
+}

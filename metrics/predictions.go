@@ -1,0 +1,175 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Predictions are a system's answers keyed by example id, as read from a predictions file.
+type Predictions struct {
+	// Text maps an example id to the predicted answer (raw model output before extraction).
+	Text map[string]string
+	// IDs lists the ids in file order.
+	IDs []string
+	// Format is "jsonl" or "hotpotqa".
+	Format string
+}
+
+// maxPredictionLine bounds one JSONL line (16 MiB).
+const maxPredictionLine = 16 << 20
+
+// ReadPredictions reads predictions in either of two formats, detected from the content:
+//
+//   - JSONL, one object per line with an id field ("id", "qid" or "_id"; a string or an integer) and
+//     a prediction field ("prediction", "pred" or "answer", a string). Blank lines are skipped. This
+//     also reads DRAGIN/QuCo-RAG output files ({"qid", "prediction", ...}).
+//   - the official HotpotQA prediction JSON, an object {"answer": {id: text, ...}, "sp": ...}.
+//
+// name is used in error messages. A duplicate id is an error naming both lines, since it is
+// ambiguous which prediction to score. Invalid UTF-8, a missing field or a field of the wrong type
+// is an error naming the line and field.
+func ReadPredictions(r io.Reader, name string) (*Predictions, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read predictions %s: %w", name, err)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("predictions %s: file is empty", name)
+	}
+	if p, ok, err := readHotpotPredictions(trimmed, name); ok || err != nil {
+		return p, err
+	}
+	return readJSONLPredictions(data, name)
+}
+
+// readHotpotPredictions reads the HotpotQA format; ok is false when data is not in it.
+func readHotpotPredictions(data []byte, name string) (*Predictions, bool, error) {
+	if data[0] != '{' {
+		return nil, false, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, false, nil // not one JSON object: try JSONL
+	}
+	raw, ok := top["answer"]
+	if !ok || len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+		return nil, false, nil // a one-line JSONL file whose answer field is a string
+	}
+	if !utf8.Valid(raw) {
+		return nil, true, fmt.Errorf("predictions %s: field \"answer\": invalid UTF-8", name)
+	}
+	p := &Predictions{Text: map[string]string{}, Format: "hotpotqa"}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, true, fmt.Errorf("predictions %s: field \"answer\": %w", name, err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, true, fmt.Errorf("predictions %s: field \"answer\": %w", name, err)
+		}
+		id, _ := tok.(string)
+		var text string
+		if err := dec.Decode(&text); err != nil {
+			return nil, true, fmt.Errorf("predictions %s: answer for id %q: want a string: %w", name, id, err)
+		}
+		if _, dup := p.Text[id]; dup {
+			return nil, true, fmt.Errorf("predictions %s: duplicate id %q in \"answer\"", name, id)
+		}
+		p.Text[id] = text
+		p.IDs = append(p.IDs, id)
+	}
+	return p, true, nil
+}
+
+func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
+	p := &Predictions{Text: map[string]string{}, Format: "jsonl"}
+	line := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxPredictionLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if !utf8.Valid(b) {
+			return nil, fmt.Errorf("predictions %s:%d: invalid UTF-8", name, n)
+		}
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("predictions %s:%d: not a JSON object: %w", name, n, err)
+		}
+		id, err := idField(rec)
+		if err != nil {
+			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
+		}
+		text, err := predictionField(rec)
+		if err != nil {
+			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
+		}
+		if first, dup := line[id]; dup {
+			return nil, fmt.Errorf("predictions %s:%d: duplicate id %q (first on line %d)", name, n, id, first)
+		}
+		line[id] = n
+		p.Text[id] = text
+		p.IDs = append(p.IDs, id)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("predictions %s: after line %d: %w", name, n, err)
+	}
+	if len(p.IDs) == 0 {
+		return nil, fmt.Errorf("predictions %s: no predictions", name)
+	}
+	return p, nil
+}
+
+func idField(rec map[string]json.RawMessage) (string, error) {
+	for _, k := range []string{"id", "qid", "_id"} {
+		raw, ok := rec[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			return s, nil
+		}
+		var num json.Number
+		if err := json.Unmarshal(raw, &num); err == nil {
+			if _, err := strconv.ParseInt(num.String(), 10, 64); err == nil {
+				return num.String(), nil
+			}
+		}
+		return "", fmt.Errorf("field %q: want a string or an integer, got %s", k, truncate(raw))
+	}
+	return "", fmt.Errorf("missing id field (one of \"id\", \"qid\", \"_id\")")
+}
+
+func predictionField(rec map[string]json.RawMessage) (string, error) {
+	for _, k := range []string{"prediction", "pred", "answer"} {
+		raw, ok := rec[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("field %q: want a string, got %s", k, truncate(raw))
+		}
+		return s, nil
+	}
+	return "", fmt.Errorf("missing prediction field (one of \"prediction\", \"pred\", \"answer\")")
+}
+
+func truncate(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "..."
+	}
+	return string(raw)
+}
