@@ -7,15 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/metrics"
 )
 
 // This file measures the offline reader with the gold contexts (docs/offline-reader.md):
@@ -117,102 +116,48 @@ func passageText(p datasets.Passage) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var (
-	articlesRE = regexp.MustCompile(`\b(a|an|the)\b`)
-	answerRE2  = regexp.MustCompile(`(?i)so the answer is\s*(.*)`)
-)
-
-// extractAnswer takes the text after "So the answer is", without the final full stop.
-// TODO(metrics): use the metrics package's answer extraction once it is on main.
-func extractAnswer(out string) string {
-	m := answerRE2.FindStringSubmatch(out)
-	if m == nil {
-		return strings.TrimSpace(out)
-	}
-	return strings.TrimSuffix(strings.TrimSpace(m[1]), ".")
-}
-
-// normalize is the SQuAD answer normalisation.
-// TODO(metrics): use the metrics package once it is on main.
-func normalize(s string) string {
-	s = strings.ToLower(s)
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
-			return -1
-		}
-		return r
-	}, s)
-	s = articlesRE.ReplaceAllString(s, " ")
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func emF1(pred string, golds []string) (float64, float64) {
-	em, f1 := 0.0, 0.0
-	p := normalize(pred)
-	for _, g := range golds {
-		g := normalize(g)
-		if p == g {
-			em = 1
-		}
-		pt, gt := strings.Fields(p), strings.Fields(g)
-		common := map[string]int{}
-		for _, w := range gt {
-			common[w]++
-		}
-		same := 0
-		for _, w := range pt {
-			if common[w] > 0 {
-				same++
-				common[w]--
-			}
-		}
-		if same > 0 {
-			pr, rc := float64(same)/float64(len(pt)), float64(same)/float64(len(gt))
-			f1 = max(f1, 2*pr*rc/(pr+rc))
-		}
-	}
-	return em, f1
-}
-
 type evalItem struct {
-	question string
+	ex       datasets.Example
 	passages []string
-	golds    []string
-	dataset  string // exemplar set
+	dataset  string // exemplar set ("" for none)
 }
 
-type evalResult struct {
-	n       int
-	em, f1  float64
-	elapsed time.Duration
-}
-
-func runEval(t *testing.T, b *promptBuilder, items []evalItem) evalResult {
+// runEval generates an answer for every item and scores the outputs with package metrics, using the
+// QuCo-RAG extraction rule of the dataset (its 2WikiMultihopQA rule for the datasets QuCo-RAG does not
+// evaluate: the text after "answer is" in the last such sentence, without the full stop).
+func runEval(t *testing.T, b *promptBuilder, name string, items []evalItem) (metrics.Summary, time.Duration) {
 	t.Helper()
 	r := New(Options{})
-	var res evalResult
 	start := time.Now()
 	debug := os.Getenv("OFFLINE_DEBUG") != ""
-	for _, it := range items {
-		prompt := b.build(it.dataset, it.question, it.passages)
+	exs := make([]datasets.Example, len(items))
+	preds := make(map[string]string, len(items))
+	for i, it := range items {
+		prompt := b.build(it.dataset, it.ex.Question, it.passages)
 		resp, err := r.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: 256, Stop: []string{"\n"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		em, f1 := emF1(extractAnswer(resp.Text), it.golds)
-		if debug && em == 0 {
-			t.Logf("MISS q=%q gold=%q out=%q", it.question, it.golds, resp.Text)
+		exs[i] = it.ex
+		preds[it.ex.ID] = resp.Text
+	}
+	elapsed := time.Since(start)
+	ext := metrics.DefaultExtractor(name)
+	if ext == metrics.ExtractNone {
+		ext = metrics.ExtractQuCo2Wiki
+	}
+	recs, sum, unknown := metrics.Score(exs, preds, nil, metrics.Options{Extractor: ext, Seed: 1})
+	if len(unknown) > 0 || sum.Missing > 0 {
+		t.Fatalf("%d unknown and %d missing predictions", len(unknown), sum.Missing)
+	}
+	if debug {
+		for i, rec := range recs {
+			if rec.EM == 0 && (rec.Correct == nil || *rec.Correct == 0) {
+				t.Logf("MISS q=%q gold=%q label=%q out=%q", exs[i].Question, rec.Gold, rec.Label, rec.Prediction)
+			}
 		}
-		res.n++
-		res.em += em
-		res.f1 += f1
 	}
-	res.elapsed = time.Since(start)
-	if res.n > 0 {
-		res.em /= float64(res.n)
-		res.f1 /= float64(res.n)
-	}
-	return res
+	return sum, elapsed
 }
 
 func loadExamples(t *testing.T, rel string) []datasets.Example { return loadExamplesB(t, rel) }
@@ -231,71 +176,79 @@ func loadExamplesB(t testing.TB, rel string) []datasets.Example {
 func TestGoldContextAccuracy(t *testing.T) {
 	b := newPromptBuilder(t)
 	type row struct {
-		name  string
+		name  string // dataset name, which selects the answer extraction rule
+		label string
 		items func(t *testing.T) []evalItem
-		floor float64 // EM floor
+		floor float64 // floor of EM, or of accuracy for PubMedQA
 	}
 	rows := []row{
-		{"hotpotqa-distractor (100, 10 passages)", func(t *testing.T) []evalItem {
+		{"hotpotqa-distractor", "HotpotQA distractor dev, first 100 (10 passages: 2 gold + 8 distractors)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "hotpotqa/distractor/validation-00000-of-00001.parquet") {
 				var ps []string
 				for _, c := range ex.Contexts {
 					ps = append(ps, passageText(c))
 				}
-				out = append(out, evalItem{ex.Question, ps, ex.Answers, "hotpotqa"})
+				out = append(out, evalItem{ex, ps, "hotpotqa"})
 			}
 			return out
 		}, 0.10},
-		{"2wikimultihopqa (300, 10 passages)", func(t *testing.T) []evalItem {
+		{"2wikimultihopqa", "2WikiMultihopQA dev, 300 (10 passages: gold + distractors)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "2wikimultihopqa/dev-00000-of-00001.parquet") {
 				var ps []string
 				for _, c := range ex.Contexts {
 					ps = append(ps, passageText(c))
 				}
-				out = append(out, evalItem{ex.Question, ps, ex.Answers, "2wikimultihopqa"})
+				out = append(out, evalItem{ex, ps, "2wikimultihopqa"})
 			}
 			return out
 		}, 0.15},
-		{"nq_open oracle (2,655 with a gold passage)", func(t *testing.T) []evalItem {
+		{"nq_open", "NQ-open dev with its oracle passage (2,655 of 3,610)", func(t *testing.T) []evalItem {
 			return nqOracle(t)
 		}, 0.10},
-		{"pubmedqa (1,000, yes/no/maybe accuracy)", func(t *testing.T) []evalItem {
+		{"pubmedqa", "PubMedQA pqa_labeled, 1,000 (abstract without conclusion)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "pubmedqa/pqa_labeled/train-00000-of-00001.parquet") {
 				var ps []string
 				for _, c := range ex.Contexts {
 					ps = append(ps, passageText(c))
 				}
-				out = append(out, evalItem{ex.Question, ps, []string{ex.Label}, ""})
+				out = append(out, evalItem{ex, ps, ""})
 			}
 			return out
 		}, 0.40},
-		{"nq_longdoc (109, one long page)", func(t *testing.T) []evalItem {
+		{"nq_longdoc", "NQ long-document, 109 (one whole Wikipedia page, one passage per line)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "nq_longdoc/validation-00000-of-00001.parquet") {
 				var ps []string
 				for _, c := range ex.Contexts {
 					ps = append(ps, strings.Split(c.Text, "\n")...)
 				}
-				out = append(out, evalItem{ex.Question, ps, ex.Answers, ""})
+				out = append(out, evalItem{ex, ps, ""})
 			}
 			return out
 		}, 0.0},
 	}
-	t.Logf("| dataset | n | EM | F1 | time |")
-	t.Logf("|---|---|---|---|---|")
+	t.Logf("| dataset | n | EM | F1 | accuracy / macro-F1 | extraction rule | time |")
+	t.Logf("|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		t.Run(strings.Fields(r.name)[0], func(t *testing.T) {
-			if testing.Short() && strings.HasPrefix(r.name, "nq_longdoc") {
+		t.Run(r.name, func(t *testing.T) {
+			if testing.Short() && r.name == "nq_longdoc" {
 				t.Skip("the long-document setting takes seconds; skipped with -short")
 			}
-			items := r.items(t)
-			res := runEval(t, b, items)
-			t.Logf("| %s | %d | %.1f | %.1f | %s |", r.name, res.n, 100*res.em, 100*res.f1, res.elapsed.Round(time.Millisecond))
-			if res.em < r.floor {
-				t.Errorf("EM %.3f below the floor %.2f", res.em, r.floor)
+			sum, elapsed := runEval(t, b, r.name, r.items(t))
+			iv := func(x metrics.Interval) string {
+				return fmt.Sprintf("%.1f [%.1f, %.1f]", 100*x.Mean, 100*x.Lo, 100*x.Hi)
+			}
+			cls, got := "–", sum.EM.Mean
+			if c := sum.Classification; c != nil {
+				cls = iv(c.Accuracy) + " / " + fmt.Sprintf("%.1f", 100*c.MacroF1.Mean)
+				got = c.Accuracy.Mean
+			}
+			t.Logf("| %s | %d | %s | %s | %s | %s | %s |", r.label, sum.N, iv(sum.EM), iv(sum.F1), cls, sum.Extractor, elapsed.Round(time.Millisecond))
+			if got < r.floor {
+				t.Errorf("%s %.3f below the floor %.2f", map[bool]string{true: "accuracy", false: "EM"}[sum.Classification != nil], got, r.floor)
 			}
 		})
 	}
@@ -344,7 +297,7 @@ func nqOracle(t *testing.T) []evalItem {
 			missing++
 			continue
 		}
-		out = append(out, evalItem{ex.Question, ps, ex.Answers, ""})
+		out = append(out, evalItem{ex, ps, ""})
 	}
 	t.Logf("nq_open: %d questions with an oracle passage, %d without (left out)", len(out), missing)
 	return out

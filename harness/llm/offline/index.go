@@ -90,7 +90,7 @@ type index struct {
 func newIndex(passages []string) *index {
 	ix := &index{df: map[string]int{}}
 	for pi, p := range passages {
-		for si, s := range text.Sentences(p) {
+		for si, s := range text.SplitSentences(p) {
 			st := &sentence{text: s, psg: pi, idx: si, terms: map[string]bool{}}
 			for _, t := range terms(s) {
 				st.terms[t] = true
