@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/llm/llmtest"
+	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +33,7 @@ func TestExtractCommand(t *testing.T) {
 	}
 	gen := &cannedGen{out: `[["Kumbasaram", "released in", "2017"]]`}
 	old := extractGenerator
-	extractGenerator = func(*cli.Context) (llm.Generator, error) { return gen, nil }
+	extractGenerator = func(*cli.Context) (llm.Generator, func() error, error) { return gen, func() error { return nil }, nil }
 	defer func() { extractGenerator = old }()
 
 	cases := []struct {
@@ -75,5 +77,40 @@ func TestExtractCommand(t *testing.T) {
 	var res extractResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Entities) != 2 || len(res.Pairs) != 2 {
 		t.Fatalf("json %q: %+v %v", out, res, err)
+	}
+}
+
+// TestExtractCommandAgainstServer runs the llm extractor end to end against the in-process
+// OpenAI-compatible fake server, in the raw and chat formats, with the authors' templates when
+// present.
+func TestExtractCommandAgainstServer(t *testing.T) {
+	tmpl := testenv.Reference(t, "quco-rag/prompt_templates.json")
+	srv := llmtest.New(t, llmtest.VLLM)
+	srv.Reply = func(prompt string) string {
+		if strings.Contains(prompt, "Kumbasaram was released in 2017.") {
+			return "[[\"Kumbasaram\", \"released in\", \"2017\"]]\n\n**Example 15:**"
+		}
+		return "[]"
+	}
+	for _, format := range []string{"raw", "chat", "chatml"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "extract", "--backend", "llm", "--templates", tmpl, "--format", format,
+				"--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "RAGBENCH_TEST_NO_KEY", "-s", "Kumbasaram was released in 2017.")
+			if code != 0 || out != "triple\tKumbasaram\treleased in\t2017\n" {
+				t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+			}
+		})
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+}
+
+func TestLLMCommandOfflineBackend(t *testing.T) {
+	out, errOut, code := runCLI(t, "llm", "complete", "--backend", "offline", "--logprobs", "0",
+		"--prompt", "Context:\n[1] Paris is the capital of France.\n\nQuestion: What is the capital of France?\nAnswer:")
+	if code != 0 || !strings.Contains(out, "So the answer is Paris.") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
