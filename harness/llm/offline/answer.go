@@ -3,6 +3,7 @@ package offline
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/harness/extract"
@@ -66,7 +67,6 @@ var (
 	bornDiedRE       = regexp.MustCompile(`(?i)\b(born|died)\b`)
 	bornRE           = regexp.MustCompile(`(?i)\bborn\b`)
 	diedRE           = regexp.MustCompile(`(?i)\bdied\b`)
-	negationRE       = regexp.MustCompile(`(?i)\b(not|no|never|neither|nor|none|cannot|without|failed|fail|fails|lack|lacks|lacked|unable|absence|absent|unrelated|insufficient)\b|n't\b`)
 	negatedFindingRE = regexp.MustCompile(`(?i)\b(?:no|not|neither|nor|never|without|failed to|did not|does not|do not|was not|were not|is not|are not)\b[^.;]{0,40}\b(?:significant|significantly|differ|difference|differences|associated|association|effect|effects|improve|improved|reduce|reduced|increase|increased|change|changed|predict|predictive|correlat\w*|benefit|influence|affect|affected|relationship|impact)\b`)
 )
 
@@ -910,7 +910,7 @@ func values(s, entity string) map[string]bool {
 			out[demonymStem(strings.ToLower(t))] = true
 		case extract.Date:
 			if d, ok := extract.ParseDate(t); ok {
-				out["year:"+itoa(d.Year)] = true
+				out["year:"+strconv.Itoa(d.Year)] = true
 			}
 		}
 	}
@@ -934,23 +934,4 @@ func intersects(a, b map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	if neg {
-		b = append([]byte{'-'}, b...)
-	}
-	return string(b)
 }
