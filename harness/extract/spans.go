@@ -102,7 +102,18 @@ var nameStop = map[string]bool{
 // Month names alone, sentence openers ("After", "In", "He") and question words are not names.
 func FindSpans(s string) []Span {
 	var all []Span
-	for _, m := range titleRE.FindAllStringSubmatchIndex(s, -1) {
+	// Every date and number holds a digit and every title a quote: skip the regexps when there is none.
+	hasDigit := strings.ContainsAny(s, "0123456789")
+	hasQuote := strings.ContainsAny(s, "\"“")
+	var titles, dates, numbers [][]int
+	if hasQuote {
+		titles = titleRE.FindAllStringSubmatchIndex(s, -1)
+	}
+	if hasDigit {
+		dates = dateRE.FindAllStringIndex(s, -1)
+		numbers = numberRE.FindAllStringSubmatchIndex(s, -1)
+	}
+	for _, m := range titles {
 		a, b := m[2], m[3]
 		if a < 0 {
 			a, b = m[4], m[5]
@@ -118,12 +129,12 @@ func FindSpans(s string) []Span {
 		a += strings.Index(s[a:b], inner)
 		all = append(all, Span{a, a + len(inner), Title})
 	}
-	for _, m := range dateRE.FindAllStringIndex(s, -1) {
+	for _, m := range dates {
 		a, b := m[0], m[1]
 		b = a + len(strings.TrimRight(s[a:b], ".,"))
 		all = append(all, Span{a, b, Date})
 	}
-	for _, m := range numberRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range numbers {
 		all = append(all, Span{m[2], m[3], Number})
 	}
 	all = appendNames(all, s)
