@@ -10,7 +10,9 @@ import (
 // Prompt is what the reader takes from a prompt: the question, the context passages and the answer
 // text already generated.
 type Prompt struct {
+	// Question is the question to answer.
 	Question string
+	// Passages are the context passages, in prompt order.
 	Passages []string
 	// Partial is the text after the final "Answer:" (or the trailing assistant message): the answer
 	// generated so far, which the reader continues.
