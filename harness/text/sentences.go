@@ -182,8 +182,9 @@ func isSplitSpace(r rune) bool {
 	return unicode.IsSpace(r) && r != '\u00a0' && r != '\u202f'
 }
 
-// glued reports whether the full stop at s[mark] joins two sentences with no space between them:
-// a lower-case word (or a closing bracket or quote) before it and a capitalised word after it.
+// glued reports whether the full stop at s[mark] joins two sentences with no space between them: a
+// closing bracket or quote before it and a capitalised word after it ("Road).It is"). A lower-case
+// letter before it is not enough: the published splits are as often joined as split there.
 func glued(s string, start, mark int) bool {
 	if mark+2 >= len(s) {
 		return false
