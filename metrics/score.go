@@ -160,7 +160,7 @@ func classSummary(records []Record, opts Options) *ClassSummary {
 	for i, r := range records {
 		gold[i], pred[i] = r.Label, r.PredLabel
 	}
-	cs := Classify(gold, pred)
+	cs, _ := Classify(gold, pred) // gold and pred are built from the same records: equal lengths
 	idx := make(map[string]int, len(cs.Labels))
 	for i, l := range cs.Labels {
 		idx[l] = i

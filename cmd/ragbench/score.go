@@ -131,8 +131,12 @@ func scoreAction(c *cli.Context) error {
 		em, bem := column(rep.records, func(r metrics.Record) float64 { return r.EM }), column(brecs, func(r metrics.Record) float64 { return r.EM })
 		f1, bf1 := column(rep.records, func(r metrics.Record) float64 { return r.F1 }), column(brecs, func(r metrics.Record) float64 { return r.F1 })
 		rounds := 10000
-		br.EM = metrics.PairedTest(em, bem, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed)
-		br.F1 = metrics.PairedTest(f1, bf1, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed)
+		if br.EM, err = metrics.PairedTest(em, bem, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed); err != nil {
+			return fmt.Errorf("compare with %s: %w", b, err)
+		}
+		if br.F1, err = metrics.PairedTest(f1, bf1, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed); err != nil {
+			return fmt.Errorf("compare with %s: %w", b, err)
+		}
 		rep.Baseline = br
 	}
 	if out := c.String("out"); out != "" {
