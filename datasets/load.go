@@ -186,7 +186,7 @@ func resolve(spec string, opts LoadOptions) (*source, error) {
 		if !st.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
 			s, err := ReadSpec(spec)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w (a .yaml/.json SPEC must be a custom dataset spec; to load an official JSON release, convert it with 'ragbench datasets import')", err)
 			}
 			split := opts.Split
 			if split == "" {
@@ -407,6 +407,9 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Dataset, error) 
 			}
 			warn(Warning{File: f, Row: r, Column: "answer", Message: msg + fmt.Sprintf(" (id %s)", ex.ID)})
 			ex.Answers = nonEmpty
+			if len(nonEmpty) == 0 {
+				ex.Answers = nil
+			}
 		}
 	}
 	ds.Total = len(all)

@@ -87,6 +87,7 @@ func Score(examples []datasets.Example, preds map[string]string, order []string,
 	opts = opts.withDefaults()
 	records = make([]Record, len(examples))
 	matched := 0
+	var sc scratch
 	classify := false
 	for i := range examples {
 		ex := &examples[i]
@@ -96,7 +97,7 @@ func Score(examples []datasets.Example, preds map[string]string, order []string,
 			matched++
 			rec.Prediction = p
 			rec.Answer = opts.Extractor.Extract(p)
-			rec.AnswerScores = NewGold(ex.Answers).Score(rec.Answer)
+			rec.AnswerScores = sc.score(rec.Answer, ex.Answers)
 		} else {
 			rec.Missing = true
 			sum.Missing++

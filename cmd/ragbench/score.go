@@ -92,7 +92,11 @@ func scoreAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range ds.Warnings {
+	for i, w := range ds.Warnings {
+		if i == 5 {
+			fmt.Fprintf(stderr, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
+			break
+		}
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	examples := datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed"))

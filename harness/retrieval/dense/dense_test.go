@@ -337,3 +337,22 @@ func TestVectorsAreNormalisedOnDisk(t *testing.T) {
 	}
 	_ = ix
 }
+
+func TestEmptyCorpusAndCancel(t *testing.T) {
+	ix, _ := buildIndex(t, nil, &tableEmbedder{dim: 3}, BuildOptions{})
+	if ix.Len() != 0 {
+		t.Fatalf("len %d", ix.Len())
+	}
+	hits, err := ix.Retrieve(context.Background(), "anything", 5)
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("empty index: %v %v", hits, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Build(ctx, &sliceReader{docs: randomDocs(10, 1)}, &tableEmbedder{dim: 3}, t.TempDir(), nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	if _, err := ix.SearchVectors(context.Background(), [][]float32{{1, 2}}, 3); err == nil && ix.Len() > 0 {
+		t.Fatal("wrong query dimension accepted")
+	}
+}

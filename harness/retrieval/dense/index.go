@@ -33,7 +33,8 @@ type Index struct {
 // Open opens the index in dir, checking every file's size and CRC-32C against meta.json, so that a
 // truncated or corrupt index is an error here rather than wrong results later. emb embeds queries; it
 // must be the embedder the index was built with. With emb nil, Open loads the LSA model saved in the
-// index (and fails if there is none).
+// index or, for an index built through an OpenAI-compatible endpoint, reconnects to the endpoint recorded
+// in meta.json (key from $OPENAI_API_KEY; $OPENAI_BASE_URL overrides the recorded URL).
 func Open(dir string, emb Embedder) (*Index, error) {
 	ix := &Index{dir: dir}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
@@ -95,21 +96,25 @@ func Open(dir string, emb Embedder) (*Index, error) {
 	}
 	if emb == nil {
 		p := filepath.Join(dir, lsaFile)
-		fi, ok := m.Files[lsaFile]
-		if !ok {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index %s: no embedder given and the index holds no LSA model (built with %v)", dir, m.Embedder)
+		if fi, ok := m.Files[lsaFile]; ok {
+			l, err := LoadLSA(p)
+			if err != nil {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index: %w", err)
+			}
+			if got, err := fileInfo(p); err != nil || got != fi {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index: %s does not match meta.json (corrupt)", p)
+			}
+			emb = l
+		} else {
+			e, err := embedderFromMeta(*m)
+			if err != nil {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index %s: %w", dir, err)
+			}
+			emb = e
 		}
-		l, err := LoadLSA(p)
-		if err != nil {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index: %w", err)
-		}
-		if got, err := fileInfo(p); err != nil || got != fi {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index: %s does not match meta.json (corrupt)", p)
-		}
-		emb = l
 	}
 	if emb.Dim() != m.Dim {
 		ix.Close()
@@ -337,6 +342,7 @@ func (ix *Index) SearchNaive(queries [][]float32, k int) ([][]Result, error) {
 		row := make([]float32, 1)
 		for i := 0; i < n; i++ {
 			x := ix.vecs[i*dim : (i+1)*dim]
+			x = x[:len(v)] // lets the compiler drop the bounds check in the loop
 			var s float32
 			for j, a := range v {
 				s += a * x[j]

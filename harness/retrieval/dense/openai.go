@@ -98,13 +98,13 @@ type OpenAI struct {
 // text to learn the dimension.
 func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
+		cfg.BaseURL = getenv("OPENAI_BASE_URL")
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.openai.com/v1"
 	}
 	if cfg.APIKey == "" {
-		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+		cfg.APIKey = getenv("OPENAI_API_KEY")
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("openai embedder: no model given")
@@ -161,6 +161,8 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	return e, nil
 }
 
+var getenv = os.Getenv
+
 // sanitizeURL drops user info, query and fragment from a URL, so that no credential reaches a cache key
 // or a log line.
 func sanitizeURL(s string) string {
@@ -186,7 +188,7 @@ func (e *OpenAI) Dim() int { return e.cfg.Dim }
 // Describe identifies the model for meta.json (never the key).
 func (e *OpenAI) Describe() map[string]string {
 	return map[string]string{"kind": "openai", "model": e.cfg.Model, "base_url": sanitizeURL(e.cfg.BaseURL),
-		"query_prefix": e.qp, "passage_prefix": e.pp, "dim": strconv.Itoa(e.cfg.Dim)}
+		"query_prefix": e.qp, "passage_prefix": e.pp, "dim": strconv.Itoa(e.cfg.Dim), "dimensions": strconv.Itoa(e.cfg.Dimensions)}
 }
 
 // Prefix returns the instruction prefix used for kind.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/harness/corpus"
 )
 
 const testKey = "sk-test-SECRET-0123456789"
@@ -349,5 +351,47 @@ func TestPrefixes(t *testing.T) {
 func TestSanitizeURL(t *testing.T) {
 	if got := sanitizeURL("https://user:pw@host/v1/?api-key=zzz#f"); got != "https://host/v1" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestBuildCorpusAndReopenFromMeta(t *testing.T) {
+	f, url := newFake(t)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("OPENAI_BASE_URL", "")
+	ctx := context.Background()
+	open := func() (corpus.Reader, error) { return &sliceReader{docs: topicDocs}, nil }
+	dir := t.TempDir()
+	spec := EmbedderSpec{Kind: KindOpenAI, OpenAI: OpenAIConfig{BaseURL: url, Model: "m", Dim: 4, Preset: PresetE5}}
+	if err := BuildCorpus(ctx, open, spec, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatalf("reopen from meta.json: %v", err)
+	}
+	defer ix.Close()
+	n := len(f.inputs)
+	if _, err := ix.Retrieve(ctx, "moon", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.inputs[n][0]; got != "query: moon" {
+		t.Fatalf("reopened embedder sent %q", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if strings.Contains(string(b), testKey) {
+		t.Fatal("key in meta.json")
+	}
+	// LSA through the same entry point.
+	dir2 := t.TempDir()
+	if err := BuildCorpus(ctx, open, EmbedderSpec{LSA: LSAConfig{Dim: 3, MinDF: 1}}, dir2, nil); err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := Open(dir2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix2.Close()
+	if err := BuildCorpus(ctx, open, EmbedderSpec{Kind: "bert"}, t.TempDir(), nil); err == nil {
+		t.Fatal("unknown kind accepted")
 	}
 }

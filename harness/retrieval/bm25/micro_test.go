@@ -1,0 +1,47 @@
+package bm25
+
+import (
+	"testing"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+)
+
+type corpusDocument = corpus.Document
+
+func BenchmarkTokenize(b *testing.B) {
+	s := NewSynth(1)
+	var docs []string
+	for i := 0; i < 2000; i++ {
+		docs = append(docs, string(s.Passage(nil, 100)))
+	}
+	b.ResetTimer()
+	n := 0
+	c0 := CPUTime()
+	for i := 0; i < b.N; i++ {
+		eachToken(docs[i%len(docs)], true, func(tok []byte) { n++ })
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mtok/s")
+	b.ReportMetric(float64(n)/(CPUTime()-c0).Seconds()/1e6, "Mtok/cpu-s")
+}
+
+func BenchmarkWorker(b *testing.B) {
+	s := NewSynth(1)
+	var bts []*batch
+	for i := 0; i < 400; i++ {
+		bt := &batch{}
+		for j := 0; j < batchDocs; j++ {
+			bt.docs = append(bt.docs, docFor(string(s.Passage(nil, 100))))
+		}
+		bts = append(bts, bt)
+	}
+	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable()}
+	b.ResetTimer()
+	c0 := CPUTime()
+	for i := 0; i < b.N; i++ {
+		w.process(bts[i%len(bts)])
+	}
+	b.ReportMetric(float64(b.N*batchDocs)/(CPUTime()-c0).Seconds(), "docs/cpu-s")
+	b.ReportMetric(float64(b.N*batchDocs)/b.Elapsed().Seconds(), "docs/s")
+}
+
+func docFor(text string) (d corpusDocument) { d.Text = text; return }

@@ -1,0 +1,604 @@
+package bm25
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/ragbench/ragbench/harness/retrieval"
+)
+
+// Index is an opened, memory-mapped BM25 index. It is safe for concurrent use.
+type Index struct {
+	dir  string
+	meta Meta
+
+	docs, docOff, norms, lens, terms, termOff, termInfo, postings []byte
+	maps                                                          [][]byte
+
+	nTerms int
+	params Params
+	k      [256]float64 // the norm table of params
+}
+
+// Params are the scoring parameters of a search.
+type Params struct {
+	// K1 and B are BM25's parameters.
+	K1, B float64
+	// ExactLength scores with each document's exact length instead of Lucene's one-byte quantised
+	// length (see lengthToNorm). Off by default, so that scores match Lucene.
+	ExactLength bool
+}
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// SkipChecksums skips the CRC-32C check of every file (sizes are always checked). Checking reads the
+	// whole index once; skip it for very large indexes that were checked before.
+	SkipChecksums bool
+}
+
+// Open maps the index in dir. A missing or corrupt file (wrong size, wrong checksum, inconsistent
+// tables) is an error naming it.
+func Open(dir string) (*Index, error) { return OpenWith(dir, OpenOptions{}) }
+
+// OpenWith is Open with options.
+func OpenWith(dir string, opt OpenOptions) (*Index, error) {
+	m, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{dir: dir, meta: *m}
+	ok := false
+	defer func() {
+		if !ok {
+			ix.Close()
+		}
+	}()
+	dst := map[string]*[]byte{fileDocs: &ix.docs, fileDocOff: &ix.docOff, fileNorms: &ix.norms, fileLens: &ix.lens,
+		fileTerms: &ix.terms, fileTermOff: &ix.termOff, fileTermInfo: &ix.termInfo, filePostings: &ix.postings}
+	for _, name := range dataFiles {
+		want, listed := m.Files[name]
+		if !listed {
+			return nil, fmt.Errorf("bm25 index %s: %s does not list %s", dir, fileMeta, name)
+		}
+		b, err := mapFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("bm25 index %s: %w", dir, err)
+		}
+		ix.maps = append(ix.maps, b)
+		*dst[name] = b
+		if int64(len(b)) != want.Size {
+			return nil, fmt.Errorf("bm25 index %s: %s is %d bytes, want %d: the index is corrupt or incomplete; rebuild it", dir, name, len(b), want.Size)
+		}
+		if !opt.SkipChecksums {
+			if got := crc32.Checksum(b, castagnoli); got != want.CRC32C {
+				return nil, fmt.Errorf("bm25 index %s: %s checksum %08x, want %08x: the index is corrupt; rebuild it", dir, name, got, want.CRC32C)
+			}
+		}
+	}
+	n := m.Docs
+	V := m.Terms
+	switch {
+	case int64(len(ix.docOff)) != 8*(n+1):
+		err = fmt.Errorf("%s has %d bytes for %d documents", fileDocOff, len(ix.docOff), n)
+	case int64(len(ix.norms)) != n:
+		err = fmt.Errorf("%s has %d bytes for %d documents", fileNorms, len(ix.norms), n)
+	case int64(len(ix.lens)) != 4*n:
+		err = fmt.Errorf("%s has %d bytes for %d documents", fileLens, len(ix.lens), n)
+	case int64(len(ix.termOff)) != 8*(V+1):
+		err = fmt.Errorf("%s has %d bytes for %d terms", fileTermOff, len(ix.termOff), V)
+	case int64(len(ix.termInfo)) != termInfoSize*V:
+		err = fmt.Errorf("%s has %d bytes for %d terms", fileTermInfo, len(ix.termInfo), V)
+	case binary.LittleEndian.Uint64(ix.docOff[8*n:]) != uint64(len(ix.docs)):
+		err = fmt.Errorf("%s does not end at the size of %s", fileDocOff, fileDocs)
+	case binary.LittleEndian.Uint64(ix.termOff[8*V:]) != uint64(len(ix.terms)):
+		err = fmt.Errorf("%s does not end at the size of %s", fileTermOff, fileTerms)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bm25 index %s: %w: the index is corrupt; rebuild it", dir, err)
+	}
+	ix.nTerms = int(V)
+	if err := ix.SetParams(Params{K1: m.K1, B: m.B}); err != nil {
+		return nil, err
+	}
+	ok = true
+	return ix, nil
+}
+
+// Close unmaps the index. The Index must not be used afterwards.
+func (ix *Index) Close() error {
+	var first error
+	for _, b := range ix.maps {
+		if err := unmapFile(b); err != nil && first == nil {
+			first = err
+		}
+	}
+	ix.maps = nil
+	return first
+}
+
+// Meta returns the index's description.
+func (ix *Index) Meta() Meta { return ix.meta }
+
+// Len returns the number of documents.
+func (ix *Index) Len() int { return int(ix.meta.Docs) }
+
+// SetParams changes the scoring parameters (by default the index's K1 and B, quantised lengths). It must
+// not be called concurrently with searches.
+func (ix *Index) SetParams(p Params) error {
+	if p.K1 < 0 || p.B < 0 || p.B > 1 || math.IsNaN(p.K1) || math.IsNaN(p.B) {
+		return fmt.Errorf("bm25: k1=%g b=%g: want k1 >= 0 and 0 <= b <= 1", p.K1, p.B)
+	}
+	ix.params = p
+	ix.k = normTable(p.K1, p.B, ix.meta.AvgDL())
+	return nil
+}
+
+// Params returns the current scoring parameters.
+func (ix *Index) Params() Params { return ix.params }
+
+// normTable gives, for each norm byte, k1 * (1 - b + b * dl / avgdl) with dl the decoded length.
+func normTable(k1, b, avgdl float64) [256]float64 {
+	var t [256]float64
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	for i := range t {
+		t[i] = k1 * (1 - b + b*float64(normToLength(uint8(i)))/avgdl)
+	}
+	return t
+}
+
+// lengthK is k1 * (1 - b + b * dl / avgdl) for an exact length.
+func (ix *Index) lengthK(dl uint32) float64 {
+	avgdl := ix.meta.AvgDL()
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	return ix.params.K1 * (1 - ix.params.B + ix.params.B*float64(dl)/avgdl)
+}
+
+// tfNorm is BM25's saturating term-frequency factor tf / (tf + K), as Lucene 8+ computes it (without
+// the constant k1 + 1 numerator, which does not change rankings).
+func tfNorm(tf, k float64) float64 {
+	if tf == 0 {
+		return 0
+	}
+	return tf / (tf + k)
+}
+
+// IDF is Lucene's BM25 idf: ln(1 + (N - df + 0.5) / (df + 0.5)), with N the number of documents that
+// have terms.
+func IDF(df, n int64) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// lookup finds a term in the sorted dictionary.
+func (ix *Index) lookup(t string) (int, bool) {
+	i := sort.Search(ix.nTerms, func(i int) bool { return bytes.Compare(ix.term(i), []byte(t)) >= 0 })
+	if i < ix.nTerms && string(ix.term(i)) == t {
+		return i, true
+	}
+	return 0, false
+}
+
+func (ix *Index) term(i int) []byte {
+	a := binary.LittleEndian.Uint64(ix.termOff[8*i:])
+	b := binary.LittleEndian.Uint64(ix.termOff[8*i+8:])
+	return ix.terms[a:b]
+}
+
+type termInfo struct {
+	off    uint64
+	df     uint32
+	maxTf  uint32
+	bound  float32
+	minNrm uint8
+}
+
+func (ix *Index) info(i int) termInfo {
+	r := ix.termInfo[termInfoSize*i:]
+	return termInfo{
+		off:    binary.LittleEndian.Uint64(r),
+		df:     binary.LittleEndian.Uint32(r[8:]),
+		maxTf:  binary.LittleEndian.Uint32(r[12:]),
+		bound:  math.Float32frombits(binary.LittleEndian.Uint32(r[16:])),
+		minNrm: r[20],
+	}
+}
+
+// Doc returns the stored document with ordinal i.
+func (ix *Index) Doc(i int) (id, title, text string, err error) {
+	if i < 0 || i >= ix.Len() {
+		return "", "", "", fmt.Errorf("bm25: document %d out of range", i)
+	}
+	a := binary.LittleEndian.Uint64(ix.docOff[8*i:])
+	b := binary.LittleEndian.Uint64(ix.docOff[8*i+8:])
+	if a > b || b > uint64(len(ix.docs)) {
+		return "", "", "", fmt.Errorf("bm25 index %s: document %d: bad offsets: the index is corrupt", ix.dir, i)
+	}
+	rec := ix.docs[a:b]
+	var l [3]uint64
+	p := 0
+	for j := range l {
+		v, n := binary.Uvarint(rec[p:])
+		if n <= 0 {
+			return "", "", "", fmt.Errorf("bm25 index %s: document %d: bad record: the index is corrupt", ix.dir, i)
+		}
+		l[j] = v
+		p += n
+	}
+	if uint64(p)+l[0]+l[1]+l[2] != uint64(len(rec)) {
+		return "", "", "", fmt.Errorf("bm25 index %s: document %d: bad record: the index is corrupt", ix.dir, i)
+	}
+	id = string(rec[p : p+int(l[0])])
+	p += int(l[0])
+	title = string(rec[p : p+int(l[1])])
+	p += int(l[1])
+	text = string(rec[p : p+int(l[2])])
+	return id, title, text, nil
+}
+
+// ScoredDoc is a document ordinal with its score.
+type ScoredDoc struct {
+	Doc   uint32
+	Score float64
+}
+
+// queryTerm is one distinct analyzed query term.
+type queryTerm struct {
+	term   string
+	weight float64 // idf times the term's count in the query
+	ub     float64 // upper bound of the term's contribution to any document
+	cur    cursor
+}
+
+var errCorrupt = errors.New("corrupt postings")
+
+// Retrieve returns the top k documents for the query, best first; it implements retrieval.Retriever. A
+// query without indexed terms (for example only stopwords) returns no hits and no error.
+func (ix *Index) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
+	top, err := ix.Search(ctx, query, k)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]retrieval.Hit, len(top))
+	for i, s := range top {
+		id, title, text, err := ix.Doc(int(s.Doc))
+		if err != nil {
+			return nil, err
+		}
+		hits[i] = retrieval.Hit{ID: id, Title: title, Text: text, Score: s.Score, Rank: i + 1}
+	}
+	return hits, nil
+}
+
+// Search returns the ordinals and scores of the top k documents, best first; ties go to the lower
+// ordinal (earlier document), as in Lucene.
+func (ix *Index) Search(ctx context.Context, query string, k int) (top []ScoredDoc, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	qts, err := ix.prepare(query)
+	if err != nil || len(qts) == 0 {
+		return nil, err
+	}
+	defer func() {
+		// Postings are checked when the index is opened; this only guards against damage to files
+		// opened without checksums.
+		if r := recover(); r != nil {
+			top, err = nil, fmt.Errorf("bm25 index %s: query %q: %v: the index is corrupt; rebuild it", ix.dir, query, r)
+		}
+	}()
+	return ix.maxScore(qts, k), nil
+}
+
+// prepare analyzes the query and opens a cursor per distinct term found in the index. A term repeated in
+// the query counts that many times, as in Lucene's boolean query of one clause per token.
+func (ix *Index) prepare(query string) ([]*queryTerm, error) {
+	count := map[string]int{}
+	var order []string
+	for _, t := range analyze(ix.meta.Analyzer, query) {
+		if count[t] == 0 {
+			order = append(order, t)
+		}
+		count[t]++
+	}
+	var qts []*queryTerm
+	for _, t := range order {
+		i, ok := ix.lookup(t)
+		if !ok {
+			continue
+		}
+		inf := ix.info(i)
+		w := float64(count[t]) * IDF(int64(inf.df), ix.meta.DocCount)
+		qt := &queryTerm{term: t, weight: w}
+		if err := qt.cur.init(ix.postings, inf.off, inf.df); err != nil {
+			return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
+		}
+		// The bound stored at build time is exact for the index's default parameters; otherwise bound the
+		// factor with the largest tf and the shortest length (decoded lengths never exceed exact ones).
+		var bound float64
+		if !ix.params.ExactLength && ix.params.K1 == ix.meta.K1 && ix.params.B == ix.meta.B {
+			bound = float64(inf.bound)
+		} else {
+			bound = tfNorm(float64(inf.maxTf), ix.k[inf.minNrm])
+		}
+		qt.ub = w * bound * (1 + 1e-6)
+		qts = append(qts, qt)
+	}
+	return qts, nil
+}
+
+// score is the contribution of a posting.
+func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
+	var k float64
+	if ix.params.ExactLength {
+		k = ix.lengthK(binary.LittleEndian.Uint32(ix.lens[4*doc:]))
+	} else {
+		k = ix.k[ix.norms[doc]]
+	}
+	return qt.weight * tfNorm(float64(tf), k)
+}
+
+// maxScore is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
+// a document above the current k-th score are not iterated, only probed for the candidates of the
+// others, skipping whole blocks.
+func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
+	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+	prefix := make([]float64, len(qts)+1) // prefix[i] = sum of ub of qts[:i]
+	for i, q := range qts {
+		prefix[i+1] = prefix[i] + q.ub
+	}
+	h := topK{k: k}
+	theta := math.Inf(-1)
+	ess := 0 // qts[:ess] are non-essential
+	for _, q := range qts {
+		q.cur.next()
+	}
+	for {
+		// The next candidate: the smallest current document among essential terms.
+		d := uint32(noDoc)
+		for _, q := range qts[ess:] {
+			if q.cur.doc < d {
+				d = q.cur.doc
+			}
+		}
+		if d == noDoc {
+			break
+		}
+		s := 0.0
+		for _, q := range qts[ess:] {
+			if q.cur.doc == d {
+				s += ix.score(q, d, q.cur.tf)
+				q.cur.next()
+			}
+		}
+		for i := ess - 1; i >= 0; i-- {
+			if s+prefix[i+1] <= theta {
+				break
+			}
+			q := qts[i]
+			q.cur.advance(d)
+			if q.cur.doc == d {
+				s += ix.score(q, d, q.cur.tf)
+			}
+		}
+		if s > theta || h.len() < k {
+			h.push(ScoredDoc{Doc: d, Score: s})
+			if h.len() == k {
+				theta = h.min().Score
+				for ess < len(qts) && prefix[ess+1] <= theta {
+					ess++
+				}
+			}
+		}
+	}
+	return h.sorted()
+}
+
+// BruteForce scores every document containing a query term, exhaustively and term at a time, and
+// returns the top k. It is the reference that the MaxScore search is tested against.
+func (ix *Index) BruteForce(query string, k int) ([]ScoredDoc, error) {
+	qts, err := ix.prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	acc := map[uint32]float64{}
+	for _, q := range qts {
+		for q.cur.next(); q.cur.doc != noDoc; q.cur.next() {
+			acc[q.cur.doc] += ix.score(q, q.cur.doc, q.cur.tf)
+		}
+	}
+	all := make([]ScoredDoc, 0, len(acc))
+	for d, s := range acc {
+		all = append(all, ScoredDoc{d, s})
+	}
+	sort.Slice(all, func(i, j int) bool { return better(all[i], all[j]) })
+	if len(all) > k {
+		all = all[:k]
+	}
+	return all, nil
+}
+
+// better orders results: higher score first, then lower ordinal.
+func better(a, b ScoredDoc) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Doc < b.Doc
+}
+
+// topK is a bounded min-heap whose root is the worst kept result.
+type topK struct {
+	k int
+	h []ScoredDoc
+}
+
+func (t *topK) len() int           { return len(t.h) }
+func (t *topK) min() ScoredDoc     { return t.h[0] }
+func (t *topK) less(i, j int) bool { return better(t.h[j], t.h[i]) } // i is worse than j
+
+func (t *topK) push(x ScoredDoc) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, x)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.less(i, p) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if !better(x, t.h[0]) {
+		return
+	}
+	t.h[0] = x
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(t.h) && t.less(l, m) {
+			m = l
+		}
+		if r < len(t.h) && t.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		t.h[i], t.h[m] = t.h[m], t.h[i]
+		i = m
+	}
+}
+
+func (t *topK) sorted() []ScoredDoc {
+	out := append([]ScoredDoc(nil), t.h...)
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	return out
+}
+
+const noDoc = math.MaxUint32
+
+// cursor iterates one term's postings block by block.
+type cursor struct {
+	skips []byte // nblocks entries of (last doc, end offset)
+	data  []byte
+	df    int
+	nb    int
+	block int // current block
+	left  int // postings left in the current block
+	pos   int
+	doc   uint32
+	tf    uint32
+}
+
+func (c *cursor) init(post []byte, off uint64, df uint32) error {
+	nb := (int(df) + blockSize - 1) / blockSize
+	end := off + uint64(nb*skipEntrySize)
+	if df == 0 || end > uint64(len(post)) {
+		return errCorrupt
+	}
+	c.skips = post[off:end]
+	dataLen := uint64(binary.LittleEndian.Uint32(c.skips[(nb-1)*skipEntrySize+4:]))
+	if end+dataLen > uint64(len(post)) {
+		return errCorrupt
+	}
+	c.data = post[end : end+dataLen]
+	c.df, c.nb = int(df), nb
+	c.block, c.left, c.pos, c.doc = -1, 0, 0, 0
+	return nil
+}
+
+func (c *cursor) blockLen(b int) int {
+	if b == c.nb-1 {
+		return c.df - b*blockSize
+	}
+	return blockSize
+}
+
+func (c *cursor) lastDoc(b int) uint32 { return binary.LittleEndian.Uint32(c.skips[b*skipEntrySize:]) }
+
+func (c *cursor) blockEnd(b int) int {
+	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
+}
+
+// enter positions the cursor before the first posting of block b.
+func (c *cursor) enter(b int) {
+	c.block = b
+	c.left = c.blockLen(b)
+	if b == 0 {
+		c.pos, c.doc = 0, 0
+	} else {
+		c.pos, c.doc = c.blockEnd(b-1), c.lastDoc(b-1)
+	}
+}
+
+// next moves to the next posting, or sets doc to noDoc at the end.
+func (c *cursor) next() {
+	if c.left == 0 {
+		if c.block+1 >= c.nb {
+			c.doc = noDoc
+			return
+		}
+		c.enter(c.block + 1)
+	}
+	c.left--
+	v, n := uvarint(c.data, c.pos)
+	c.pos += n
+	c.doc += uint32(v >> 1)
+	if v&1 == 1 {
+		c.tf = 1
+	} else {
+		t, n := uvarint(c.data, c.pos)
+		c.pos += n
+		c.tf = uint32(t)
+	}
+}
+
+// advance moves to the first posting with doc >= target.
+func (c *cursor) advance(target uint32) {
+	if c.doc >= target {
+		return
+	}
+	if c.block >= 0 && c.lastDoc(c.block) < target || c.block < 0 {
+		// Find the first block whose last doc is >= target.
+		lo := c.block + 1
+		if lo < 0 {
+			lo = 0
+		}
+		b := lo + sort.Search(c.nb-lo, func(i int) bool { return c.lastDoc(lo+i) >= target })
+		if b >= c.nb {
+			c.block, c.left, c.doc = c.nb-1, 0, noDoc
+			return
+		}
+		c.enter(b)
+	}
+	for c.doc < target {
+		c.next()
+		if c.doc == noDoc {
+			return
+		}
+	}
+}
+
+// uvarint decodes a uvarint at p; it panics on truncated data (recovered by Search).
+func uvarint(b []byte, p int) (uint64, int) {
+	if c := b[p]; c < 0x80 {
+		return uint64(c), 1
+	}
+	v, n := binary.Uvarint(b[p:])
+	if n <= 0 {
+		panic(errCorrupt)
+	}
+	return v, n
+}
