@@ -613,7 +613,7 @@ func newWords(s string, exclude map[string]bool) string {
 	return s[bestA:bestB]
 }
 
-// optionEvidence finds the sentences about one compared option and the value to compare.
+// optionResult is the evidence about one compared option and the value to compare.
 type optionResult struct {
 	evidence []evidence
 	date     extract.DateValue
@@ -626,8 +626,8 @@ type optionResult struct {
 	final    *sentence
 }
 
-// about ranks sentences for an entity: the share of the entity's words they contain (at least half),
-// plus a quarter of their coverage of the other question words.
+// about finds the best sentence about an entity: 0.8 × the share of the entity's words it contains
+// (at least half) + 0.2 × its coverage of the other question words.
 func (r *reading) about(entity string) (scored, bool) {
 	et := terms(entity)
 	if len(et) == 0 {

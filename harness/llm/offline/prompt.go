@@ -162,7 +162,7 @@ func isInstruction(l string) bool {
 // system messages and the last user message (earlier turns are exemplars), with a trailing assistant
 // message as the partial answer.
 func PromptOf(req llm.Request) Prompt {
-	if req.Endpoint != llm.Chat && len(req.Messages) == 0 {
+	if len(req.Messages) == 0 {
 		return ParsePrompt(req.Prompt)
 	}
 	msgs := req.Messages

@@ -104,5 +104,9 @@ func TestParsePromptWithAuthorsTemplates(t *testing.T) {
 		if strings.Contains(strings.Join(got.Passages, " "), "So the answer is") {
 			t.Fatalf("%s: an exemplar leaked into the passages", ds)
 		}
+		// Without retrieval (the first step of FLARE and DRAGIN) nothing is context.
+		if got := ParsePrompt(b.build(ds, q, nil)); len(got.Passages) != 0 || got.Question != q {
+			t.Fatalf("%s without passages: got %#v", ds, got)
+		}
 	}
 }

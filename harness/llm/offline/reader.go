@@ -112,31 +112,49 @@ func promptTokens(req llm.Request) int {
 	return n
 }
 
-// compose builds the output text and its segments, continuing any partial answer.
+// compose builds the output text and its segments, continuing any partial answer: when the partial
+// answer is the beginning of the reader's own answer (up to white space), the rest of it follows, cut
+// mid-sentence or mid-word if need be, as a model would continue; otherwise the evidence sentences the
+// partial answer lacks follow, then the answer. A partial answer that already gives an answer after
+// "So the answer is" gets nothing more.
 func (r *Reader) compose(p Prompt) (string, []segment, []candidate) {
-	if strings.Contains(strings.ToLower(p.Partial), strings.ToLower(answerLead)) {
+	low := strings.ToLower(p.Partial)
+	if i := strings.LastIndex(low, strings.ToLower(answerLead)); i >= 0 && strings.TrimSpace(strings.Trim(p.Partial[i+len(answerLead):], " .")) != "" {
 		return "", nil, nil // already answered
 	}
 	pl := read(p, r.opts.MaxHops)
 	qset := termSet(terms(p.Question))
+	full, segs := build(pl, qset, nil, false)
+	if p.Partial == "" {
+		return full, segs, pl.alts
+	}
+	if cut, ok := prefixEnd(full, p.Partial); ok {
+		return full[cut:], shift(segs, cut), pl.alts
+	}
+	partial := normSpace(p.Partial)
+	lead := !strings.HasSuffix(p.Partial, " ") && !strings.HasSuffix(p.Partial, "\n")
+	out, segs := build(pl, qset, func(e evidence) bool { return strings.Contains(partial, normSpace(e.text)) }, lead)
+	return out, segs, pl.alts
+}
+
+// build writes the plan as "<evidence> So the answer is <answer>." with its segments, leaving out
+// the evidence skip says to, and starting with a space when lead is set.
+func build(pl plan, qset map[string]bool, skip func(evidence) bool, lead bool) (string, []segment) {
 	var b strings.Builder
 	var segs []segment
-	partial := normSpace(p.Partial)
 	add := func(s string, kind int, conf float64) {
 		sep := ""
-		if b.Len() > 0 {
-			sep = " "
-		} else if p.Partial != "" && !strings.HasSuffix(p.Partial, " ") && !strings.HasSuffix(p.Partial, "\n") {
+		if b.Len() > 0 || lead {
 			sep = " "
 		}
-		b.WriteString(sep)
 		start := b.Len()
+		b.WriteString(sep)
 		b.WriteString(s)
-		segs = append(segs, segment{start: start - len(sep), end: b.Len(), kind: kind, conf: conf, qterms: qset})
+		segs = append(segs, segment{start: start, end: b.Len(), kind: kind, conf: conf, qterms: qset})
 	}
 	for _, e := range pl.evidence {
-		if partial != "" && strings.Contains(partial, normSpace(e.text)) {
-			continue // already generated
+		if skip != nil && skip(e) {
+			continue
 		}
 		add(e.text, segEvidence, e.conf)
 	}
@@ -145,7 +163,44 @@ func (r *Reader) compose(p Prompt) (string, []segment, []candidate) {
 	start := b.Len()
 	b.WriteString(".")
 	segs = append(segs, segment{start: start, end: b.Len(), kind: segFixed, conf: 0.98})
-	return b.String(), segs, pl.alts
+	return b.String(), segs
+}
+
+// prefixEnd reports whether partial is a beginning of full when white space is ignored, and where in
+// full it ends.
+func prefixEnd(full, partial string) (int, bool) {
+	i, j := 0, 0
+	for {
+		for j < len(partial) && isSpaceByte(partial[j]) {
+			j++
+		}
+		if j == len(partial) {
+			return i, true
+		}
+		for i < len(full) && isSpaceByte(full[i]) {
+			i++
+		}
+		if i == len(full) || full[i] != partial[j] {
+			return 0, false
+		}
+		i++
+		j++
+	}
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// shift moves segments to offsets in full[cut:], dropping those that end before cut.
+func shift(segs []segment, cut int) []segment {
+	var out []segment
+	for _, s := range segs {
+		if s.end <= cut {
+			continue
+		}
+		s.start, s.end = max(s.start-cut, 0), s.end-cut
+		out = append(out, s)
+	}
+	return out
 }
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -258,3 +258,27 @@ func FuzzGenerate(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderSentenceBySentence drives the reader the way FLARE and DRAGIN drive a model: generate up
+// to a stop sequence, append, and ask again with the answer so far, until it answers. The stop "."
+// also cuts inside "H. Bruce"; the reader must continue mid-sentence rather than start over.
+func TestReaderSentenceBySentence(t *testing.T) {
+	film := "Charlie Chan in Honolulu is a 1939 American film directed by H. Bruce Humberstone."
+	humb := "H. Bruce Humberstone( November 18, 1901 – October 11, 1984) was a movie actor and director."
+	p := prompt("When was the director of film Charlie Chan In Honolulu born?", film, humb)
+	want := generate(t, llm.Request{Prompt: p}).Text
+	answer := ""
+	for step := 0; step < 20 && !strings.Contains(answer, "So the answer is"); step++ {
+		resp := generate(t, llm.Request{Prompt: p + " " + answer, Stop: []string{"."}, MaxTokens: 64})
+		if resp.Text == "" {
+			t.Fatalf("stalled at %q", answer)
+		}
+		answer += resp.Text
+		if resp.FinishReason == "stop" {
+			answer += "." // the method keeps the sentence with its stop
+		}
+	}
+	if normSpace(answer) != normSpace(want) {
+		t.Fatalf("sentence by sentence gave\n%q\nwant\n%q", answer, want)
+	}
+}
