@@ -163,6 +163,9 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 	if err != nil {
 		return nil, metrics.Summary{}, err
 	}
+	if preds.Errored > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, preds.Errored)
+	}
 	recs, sum, unknown := metrics.Score(examples, preds.Text, preds.IDs, opts)
 	// Predictions for examples that exist but fall outside --limit/--sample are not unknown.
 	var stray []string
