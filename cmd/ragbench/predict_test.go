@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/harness/predict"
@@ -217,5 +220,79 @@ func TestPredictErrorRecorded(t *testing.T) {
 	sout, serr, code = runCLI(t, "score", "--dataset", data, "--limit", "4", "--predictions", out, "--format", "json", "--resamples", "0")
 	if code != 0 || !strings.Contains(sout, `"n_missing": 0`) {
 		t.Fatalf("score after retry: exit %d\n%s\n%s", code, sout, serr)
+	}
+}
+
+// TestPredictCancel: cancelling a run against a slow server stops it promptly, keeps the records
+// written (a prefix in dataset order, none failed by the cut), and a rerun finishes the rest.
+func TestPredictCancel(t *testing.T) {
+	srv := llmtest.New(t, llmtest.OpenAI)
+	srv.Delay = 40 * time.Millisecond
+	t.Setenv("OPENAI_API_KEY", cliTestKey)
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_MODEL", "")
+	data := hotpotData(t)
+	out := filepath.Join(t.TempDir(), "p.jsonl")
+	args := append([]string{"ragbench", "predict", "--base-url", srv.BaseURL(), "--model", "fake-model",
+		"--dataset", data, "--limit", "40", "--workers", "2", "--out", out}, templatesFlag(t)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(150*time.Millisecond, cancel)
+	start := time.Now()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, args, &stdout, &stderr)
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("cancelled run took %v", el)
+	}
+	if err == nil || !strings.Contains(stderr.String()+err.Error(), "resume") {
+		t.Fatalf("err %v, want a stop that says how to resume; stderr %s", err, stderr.String())
+	}
+	written, _ := os.ReadFile(out)
+	recs := readRecords(t, written)
+	if len(recs) == 0 || len(recs) >= 40 {
+		t.Fatalf("%d records kept, want some but not all", len(recs))
+	}
+	for _, r := range recs {
+		if r.Error != "" {
+			t.Fatalf("record %s failed by the cancellation: %s", r.ID, r.Error)
+		}
+	}
+	srv.Delay = 0
+	if _, stderr, code := runCLI(t, args[1:]...); code != 0 || !strings.Contains(stderr, "resuming") {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	all, _ := os.ReadFile(out)
+	if got := readRecords(t, all); len(got) != 40 || !bytes.HasPrefix(all, written) {
+		t.Fatalf("after the rerun %d records (want 40), earlier records kept: %v", len(got), bytes.HasPrefix(all, written))
+	}
+}
+
+// TestPredictThenScore is the end-to-end pipeline on real data: the offline reader's predictions
+// for the first 100 HotpotQA distractor questions, scored by `ragbench score`, give the figures of
+// harness/llm/offline's TestGoldContextAccuracy (EM 26.0, F1 31.8).
+func TestPredictThenScore(t *testing.T) {
+	data := hotpotData(t)
+	out := filepath.Join(t.TempDir(), "p.jsonl")
+	if _, stderr, code := runCLI(t, append([]string{"predict", "--backend", "offline", "--dataset", data, "--limit", "100", "--out", out}, templatesFlag(t)...)...); code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	sout, serr, code := runCLI(t, "score", "--dataset", data, "--limit", "100", "--predictions", out, "--format", "json", "--resamples", "0")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, serr)
+	}
+	var rep struct {
+		Summary struct {
+			N       int `json:"n"`
+			Missing int `json:"n_missing"`
+			EM, F1  struct {
+				Mean float64 `json:"mean"`
+			}
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(sout), &rep); err != nil {
+		t.Fatalf("score output: %v\n%s", err, sout)
+	}
+	s := rep.Summary
+	if s.N != 100 || s.Missing != 0 || math.Abs(s.EM.Mean-0.26) > 1e-9 || math.Abs(s.F1.Mean-0.318) > 0.0005 {
+		t.Fatalf("n %d missing %d EM %.4f F1 %.4f; want 100, 0, 0.26, 0.318", s.N, s.Missing, s.EM.Mean, s.F1.Mean)
 	}
 }
