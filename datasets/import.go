@@ -472,26 +472,19 @@ func readAliases(path string) (map[string][]string, error) {
 	}
 	defer f.Close()
 	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = eachJSONLine(f, path, func(line int, b []byte) error {
 		var r struct {
 			QID     string   `json:"Q_id"`
 			Aliases []string `json:"aliases"`
 		}
 		if err := json.Unmarshal(b, &r); err != nil || r.QID == "" {
-			return nil, fmt.Errorf("%s: line %d: want {\"Q_id\": ..., \"aliases\": [...]}", path, line)
+			return fmt.Errorf("%s: line %d: want {\"Q_id\": ..., \"aliases\": [...]}", path, line)
 		}
 		out[r.QID] = r.Aliases
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

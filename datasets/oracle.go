@@ -32,15 +32,7 @@ func ReadOracle(path string) (map[string][]Passage, error) {
 		r = zr
 	}
 	out := map[string][]Passage{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = eachJSONLine(r, path, func(line int, b []byte) error {
 		var row struct {
 			Question *string `json:"question"`
 			Ctxs     []struct {
@@ -49,17 +41,18 @@ func ReadOracle(path string) (map[string][]Passage, error) {
 			} `json:"ctxs"`
 		}
 		if err := json.Unmarshal(b, &row); err != nil {
-			return nil, fmt.Errorf("read oracle %s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if row.Question == nil || strings.TrimSpace(*row.Question) == "" {
-			return nil, fmt.Errorf("read oracle %s:%d: field \"question\" is missing or empty", path, line)
+			return fmt.Errorf("%s:%d: field \"question\" is missing or empty", path, line)
 		}
 		for _, c := range row.Ctxs {
 			out[*row.Question] = append(out[*row.Question], Passage{Title: c.Title, Text: c.Text})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read oracle %s: after line %d: %w", path, line, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read oracle: %w", err)
 	}
 	return out, nil
 }

@@ -104,18 +104,10 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
 	}
-	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{})
+	ds, examples, err := loadSelected(c)
 	if err != nil {
 		return err
 	}
-	for i, w := range ds.Warnings {
-		if i == 5 {
-			fmt.Fprintf(stderr, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
-			break
-		}
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	examples := datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed"))
 
 	exSet := c.String("exemplars")
 	switch exSet {
