@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 // gzip-compressed or not): one JSON object per line with "question" and "ctxs" [{"title", "text"}].
 // It returns the passages keyed by question text, for pairing with a dataset that ships no contexts
 // (NQ-open) by its question. A line that is not such an object is an error naming the line.
-func ReadOracle(path string) (map[string][]Passage, error) {
+func ReadOracle(ctx context.Context, path string) (map[string][]Passage, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read oracle: %w", err)
@@ -32,7 +33,7 @@ func ReadOracle(path string) (map[string][]Passage, error) {
 		r = zr
 	}
 	out := map[string][]Passage{}
-	err = eachJSONLine(r, path, func(line int, b []byte) error {
+	err = eachJSONLine(ctx, r, path, func(line int, b []byte) error {
 		var row struct {
 			Question *string `json:"question"`
 			Ctxs     []struct {

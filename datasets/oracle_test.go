@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,7 +35,7 @@ func TestReadOracle(t *testing.T) {
 		if err := os.WriteFile(path, c.content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadOracle(path)
+		got, err := ReadOracle(context.Background(), path)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: err %v, want %q (%s)", c.name, err, c.err, c.reason)
@@ -45,7 +46,7 @@ func TestReadOracle(t *testing.T) {
 			t.Errorf("%s: got %v, %v; want %v (%s)", c.name, got, err, c.want, c.reason)
 		}
 	}
-	if _, err := ReadOracle(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, err := ReadOracle(context.Background(), filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing file must be an error")
 	}
 }

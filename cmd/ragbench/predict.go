@@ -133,7 +133,7 @@ func predictAction(c *cli.Context) error {
 	noContext := 0
 	var oracle map[string][]datasets.Passage
 	if p := c.String("oracle"); p != "" {
-		if oracle, err = datasets.ReadOracle(p); err != nil {
+		if oracle, err = datasets.ReadOracle(c.Context, p); err != nil {
 			return err
 		}
 	}

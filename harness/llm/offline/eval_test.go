@@ -178,7 +178,7 @@ func TestGoldContextAccuracy(t *testing.T) {
 // matched by question text. Questions without an oracle passage are left out and counted.
 func nqOracle(t *testing.T) []evalItem {
 	t.Helper()
-	oracle, err := datasets.ReadOracle(testenv.Data(t, "raw/nq_docs/nq-open-oracle.jsonl.gz"))
+	oracle, err := datasets.ReadOracle(context.Background(), testenv.Data(t, "raw/nq_docs/nq-open-oracle.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
