@@ -2,8 +2,8 @@ package datasets
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 )

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,16 +117,22 @@ func TestRunCancel(t *testing.T) {
 	items := ids(200)
 	g := &fakeGen{delay: func(string) time.Duration { return 20 * time.Millisecond }}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var got []Record
-	var mu sync.Mutex
-	time.AfterFunc(70*time.Millisecond, cancel)
-	start := time.Now()
-	_, err := Run(ctx, items, options(g, items, 4), func(r Record) error { mu.Lock(); got = append(got, r); mu.Unlock(); return nil })
+	var cancelledAt time.Time
+	_, err := Run(ctx, items, options(g, items, 4), func(r Record) error {
+		got = append(got, r)
+		if len(got) == 5 {
+			cancelledAt = time.Now()
+			cancel()
+		}
+		return nil
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if el := time.Since(start); el > 70*time.Millisecond+200*time.Millisecond {
-		t.Fatalf("stopped after %v", el)
+	if el := time.Since(cancelledAt); el > 200*time.Millisecond {
+		t.Fatalf("stopped %v after the cancel", el)
 	}
 	if len(got) == 0 || len(got) == len(items) {
 		t.Fatalf("%d records written; want some but not all", len(got))
