@@ -50,3 +50,24 @@ func TestReadOracle(t *testing.T) {
 		t.Error("a missing file must be an error")
 	}
 }
+
+// FuzzReadOracle: any content gives passages or an error, never a panic; every key is a non-blank
+// question. Seeds: testdata/fuzz/FuzzReadOracle.
+func FuzzReadOracle(f *testing.F) {
+	f.Add([]byte(`{"question": "q", "ctxs": [{"title": "T", "text": "x"}]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "o.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadOracle(context.Background(), path)
+		if err != nil {
+			return
+		}
+		for q := range got {
+			if strings.TrimSpace(q) == "" {
+				t.Fatalf("blank question key from %q", data)
+			}
+		}
+	})
+}

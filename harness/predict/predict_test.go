@@ -210,3 +210,25 @@ func TestReadDone(t *testing.T) {
 		t.Fatalf("a missing file: %v %v, want empty", d, err)
 	}
 }
+
+// FuzzReadDone: any file content gives an error or a Done whose Size is a line boundary within the
+// file, never a panic. Seeds: testdata/fuzz/FuzzReadDone.
+func FuzzReadDone(f *testing.F) {
+	f.Add([]byte(`{"id":"a","prediction":"x"}` + "\n" + `{"id":"b","error":"e"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "p.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadDone(path)
+		if err != nil {
+			return
+		}
+		if d.Size < 0 || d.Size > int64(len(data)) || (d.Size > 0 && data[d.Size-1] != '\n' && !d.NeedNewline) {
+			t.Fatalf("Size %d of %d bytes (NeedNewline %v)", d.Size, len(data), d.NeedNewline)
+		}
+		if len(d.IDs) > d.Records {
+			t.Fatalf("%d done ids from %d records", len(d.IDs), d.Records)
+		}
+	})
+}

@@ -51,6 +51,9 @@ func ReadDone(path string) (*Done, error) {
 		complete := err == nil
 		b := bytes.TrimSpace(line)
 		if len(b) == 0 {
+			if !complete {
+				return d, nil // trailing blanks without a newline are truncated
+			}
 			d.Size += int64(len(line))
 			continue
 		}
