@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/harness/predict"
 	"github.com/ragbench/ragbench/internal/testenv"
@@ -311,5 +312,43 @@ func TestPredictThenScore(t *testing.T) {
 	s := rep.Summary
 	if s.N != 100 || s.Missing != 0 || math.Abs(s.EM.Mean-0.26) > 1e-9 || math.Abs(s.F1.Mean-0.318) > 0.0005 {
 		t.Fatalf("n %d missing %d EM %.4f F1 %.4f; want 100, 0, 0.26, 0.318", s.N, s.Missing, s.EM.Mean, s.F1.Mean)
+	}
+}
+
+// TestPredictOracle: NQ-open is closed-book unless --oracle gives passages by question text; the
+// counts are on stderr and the oracle passage reaches the reader.
+func TestPredictOracle(t *testing.T) {
+	data := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	ds, err := datasets.Load(context.Background(), data, datasets.LoadOptions{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, gold := ds.Examples[0].Question, ds.Examples[0].Answers[0]
+	line, _ := json.Marshal(map[string]any{"question": q, "ctxs": []map[string]string{{"title": "T", "text": "The answer to this is " + gold + " as recorded."}}})
+	oracle := filepath.Join(t.TempDir(), "oracle.jsonl")
+	if err := os.WriteFile(oracle, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := append([]string{"predict", "--backend", "offline", "--dataset", data, "--limit", "2", "--out", "-"}, templatesFlag(t)...)
+	cases := []struct {
+		name, reason string
+		extra        []string
+		stderr       string
+	}{
+		{"closed-book", "NQ-open ships no context", nil, "2 examples (2 with no context)"},
+		{"oracle", "one of the two questions is in the oracle file", []string{"--oracle", oracle}, "2 examples (1 with no context; 1 given oracle passages"},
+	}
+	for _, c := range cases {
+		stdout, stderr, code := runCLI(t, append(append([]string{}, base...), c.extra...)...)
+		if code != 0 || !strings.Contains(stderr, c.stderr) {
+			t.Fatalf("%s: exit %d; stderr lacks %q (%s):\n%s", c.name, code, c.stderr, c.reason, stderr)
+		}
+		recs := readRecords(t, []byte(stdout))
+		if len(recs) != 2 {
+			t.Fatalf("%s: %d records", c.name, len(recs))
+		}
+		if c.name == "oracle" && !strings.Contains(recs[0].RawOutput, gold) {
+			t.Fatalf("the oracle passage did not reach the reader: %q (gold %q)", recs[0].RawOutput, gold)
+		}
 	}
 }
