@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,22 +19,21 @@ import (
 // fakeGen answers "out:<prompt>" after a delay that varies with the prompt, fails prompts listed in
 // fail, and tracks concurrency.
 type fakeGen struct {
-	fail          map[string]bool
-	delay         func(prompt string) time.Duration
-	inFlight, max atomic.Int64
-	calls         atomic.Int64
+	fail  map[string]bool
+	delay func(prompt string) time.Duration
+	calls atomic.Int64
+
+	mu            sync.Mutex
+	inFlight, max int
 }
 
 func (g *fakeGen) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	g.calls.Add(1)
-	n := g.inFlight.Add(1)
-	defer g.inFlight.Add(-1)
-	for {
-		m := g.max.Load()
-		if n <= m || g.max.CompareAndSwap(m, n) {
-			break
-		}
-	}
+	g.mu.Lock()
+	g.inFlight++
+	g.max = max(g.max, g.inFlight)
+	g.mu.Unlock()
+	defer func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }()
 	if g.delay != nil {
 		select {
 		case <-time.After(g.delay(req.Prompt)):
@@ -88,7 +88,7 @@ func TestRunOrderAndBound(t *testing.T) {
 		if !reflect.DeepEqual(got, items) {
 			t.Fatalf("workers %d: order %v", workers, got)
 		}
-		if m := g.max.Load(); m > int64(workers) {
+		if m := g.max; m > workers {
 			t.Fatalf("workers %d: %d calls at once", workers, m)
 		}
 	}
