@@ -37,6 +37,9 @@ func TestLLMCommands(t *testing.T) {
 		{"bad cache mode is a usage error", append(append([]string{"llm", "complete", "--cache-mode", "sometimes"}, conn...), "x"), 2, nil},
 		{"missing model is a usage error", []string{"llm", "ping", "--base-url", srv.BaseURL()}, 2, nil},
 		{"unknown backend fails", []string{"llm", "ping", "--backend", "nonesuch"}, 1, nil},
+		{"offline backend completes with logprobs", []string{"llm", "complete", "--backend", "offline", "--logprobs", "1",
+			"Context:\n[1] Paris is the capital of France.\n\nQuestion: What is the capital of France?\nAnswer:"},
+			0, []string{"So the answer is Paris.", "model: offline reader (no LLM)", "tokens: "}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
