@@ -224,3 +224,46 @@ func TestCustomDataset(t *testing.T) {
 		t.Errorf("unknown key: error %v", err)
 	}
 }
+
+// The same HotpotQA row stored as a list of structs (context: [{title, sentences}]) instead of the Hub's
+// struct of lists loads to the same Example: columns are found by logical path, whatever the nesting.
+type ctxStruct struct {
+	Title     string   `parquet:"title"`
+	Sentences []string `parquet:"sentences,list"`
+}
+
+type sfStruct struct {
+	Title  string `parquet:"title"`
+	SentID int32  `parquet:"sent_id"`
+}
+
+type hotpotListOfStructs struct {
+	ID       string      `parquet:"id"`
+	Question string      `parquet:"question"`
+	Answer   string      `parquet:"answer"`
+	Type     string      `parquet:"type"`
+	Level    string      `parquet:"level"`
+	SF       []sfStruct  `parquet:"supporting_facts,list"`
+	Context  []ctxStruct `parquet:"context,list"`
+}
+
+func TestListOfStructsLayout(t *testing.T) {
+	dir := t.TempDir()
+	a := writeParquet(t, filepath.Join(dir, "a.parquet"), []hotpotListOfStructs{{ID: "x1", Question: "q?", Answer: "a", Type: "bridge", Level: "easy",
+		SF:      []sfStruct{{"T1", 0}, {"T2", 1}},
+		Context: []ctxStruct{{"T1", []string{"s1", "s2"}}, {"T2", []string{}}, {"T3", []string{"s3"}}}}})
+	b := writeParquet(t, filepath.Join(dir, "b.parquet"), []hotpotRow{{ID: "x1", Question: "q?", Answer: "a", Type: "bridge", Level: "easy",
+		SupportingFacts: sfCols{Title: []string{"T1", "T2"}, SentID: []int32{0, 1}},
+		Context:         ctxCols{Title: []string{"T1", "T2", "T3"}, Sentences: [][]string{{"s1", "s2"}, {}, {"s3"}}}}})
+	da, err := Load(context.Background(), a, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Load(context.Background(), b, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da.Layout != LayoutHotpotQA || !reflect.DeepEqual(da.Examples, db.Examples) {
+		t.Fatalf("list of structs: %s %+v\nstruct of lists: %+v", da.Layout, da.Examples, db.Examples)
+	}
+}
