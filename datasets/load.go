@@ -55,6 +55,7 @@ type Warning struct {
 	Message string
 }
 
+// String formats the warning as "FILE: row N: column C: message".
 func (w Warning) String() string {
 	return fmt.Sprintf("%s: row %d: column %s: %s", w.File, w.Row, w.Column, w.Message)
 }

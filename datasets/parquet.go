@@ -82,6 +82,7 @@ func openTable(path string) (t *table, err error) {
 	return &table{path: path, f: f, pf: pf, rows: int(rows), size: st.Size()}, nil
 }
 
+// Close closes the file.
 func (t *table) Close() error { return t.f.Close() }
 
 // columns lists the logical leaf column paths of the file (list wrappers removed), in schema order.
