@@ -114,7 +114,7 @@ func TestBadInput(t *testing.T) {
 		{"empty question", emptyQ, LoadOptions{}, "", []string{"empty-question.parquet", "row 1", "column question", "empty question"}, "a blank question cannot be asked"},
 		{"null question", nullQ, LoadOptions{}, "", []string{"null-question.parquet", "row 0", "column question"}, "null is empty"},
 		{"missing column of a known layout", "hotpotqa", LoadOptions{}, dataDir, []string{"validation-00000-of-00001.parquet", `missing column "context.title"`}, "HotpotQA needs its contexts"},
-		{"duplicate ids", dup, LoadOptions{Columns: &Mapping{ID: "qid", Question: "query", Answers: "golds"}}, "", []string{"dup.parquet", "row 2", "duplicate id \"1\"", "row 0"}, "ids key the predictions"},
+		{"duplicate ids", dup, LoadOptions{Columns: &Mapping{ID: "qid", Question: "query", Answers: "golds"}}, "", []string{"dup.parquet", "row 2", "column qid", "duplicate id \"1\"", "row 0"}, "ids key the predictions"},
 		{"missing custom column", dup, LoadOptions{Columns: &Mapping{Question: "prompt", Answers: "golds"}}, "", []string{"dup.parquet", `missing column "prompt"`, "query"}, "the columns present are listed"},
 		{"mapping without answers", dup, LoadOptions{Columns: &Mapping{Question: "query"}}, "", []string{"answers not set"}, "answers are required"},
 		{"missing shard", shards, LoadOptions{}, "", []string{"validation-00001-of-00003.parquet", "missing"}, "a gap in the shards"},
