@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/query_golden.json from the query the client sends")
 
 // fakeES replays recorded Elasticsearch answers. Scripted replies (status, testdata file) are served
 // first, in order; then GET / answers ping_es8.json, PUT /index create_ok.json, _search search_ok.json,
@@ -176,6 +179,12 @@ func TestQueryIsDRAGINs(t *testing.T) {
 	}
 	var got, want any
 	json.Unmarshal([]byte(req.body), &got)
+	if *update {
+		b, _ := json.Marshal(got)
+		if err := os.WriteFile(filepath.Join("testdata", "query_golden.json"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	json.Unmarshal(readFile(t, "query_golden.json"), &want)
 	gb, _ := json.Marshal(got)
 	wb, _ := json.Marshal(want)
