@@ -393,3 +393,23 @@ func TestConcurrentSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBlankQueriesSkipTheEmbedder(t *testing.T) {
+	emb := &tableEmbedder{dim: 4}
+	ix, _ := buildIndex(t, randomDocs(20, 2), emb, BuildOptions{})
+	before := emb.calls.Load()
+	res, err := ix.SearchBatch(context.Background(), []string{"", "  ", "real"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || len(res[0]) != 0 || len(res[1]) != 0 || len(res[2]) != 3 {
+		t.Fatalf("results %v", res)
+	}
+	if emb.calls.Load() != before+1 {
+		t.Fatal("embedder not called exactly once")
+	}
+	hits, err := ix.Retrieve(context.Background(), "", 3)
+	if err != nil || hits == nil || len(hits) != 0 || emb.calls.Load() != before+1 {
+		t.Fatalf("blank Retrieve: %v %v", hits, err)
+	}
+}
