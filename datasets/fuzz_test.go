@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -21,6 +23,8 @@ import (
 // (the zstd encoder's set-up would dominate); the seeds are imported in full by TestFuzzSeedsImport.
 func fuzzParse[T any](f *testing.F, parse func(context.Context, io.Reader, string, func(T) error) error, check func(T) error) {
 	f.Fuzz(func(t *testing.T, data []byte) {
+		tm := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("SLOW INPUT %q", data)) })
+		defer tm.Stop()
 		var rows []T
 		err := parse(context.Background(), bytes.NewReader(data), "fuzz", func(r T) error {
 			rows = append(rows, r)
@@ -125,6 +129,8 @@ func readSeed(t *testing.T, path string) []byte {
 func FuzzLoadParquet(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		tm := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("SLOW INPUT %q", data)) })
+		defer tm.Stop()
 		p := filepath.Join(dir, "in.parquet")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -134,4 +140,51 @@ func FuzzLoadParquet(f *testing.F) {
 			t.Fatal("no error and no dataset")
 		}
 	})
+}
+
+// TestLoadMutatedParquet is a fast, deterministic companion of FuzzLoadParquet: random byte changes
+// and truncations of each seed file must give examples or an error, never a panic or a hang.
+func TestLoadMutatedParquet(t *testing.T) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzLoadParquet", "*"))
+	if len(seeds) == 0 {
+		t.Fatal("no seeds")
+	}
+	n := 150
+	if s := os.Getenv("MUTATIONS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		n = 20
+	}
+	r := rand.New(rand.NewSource(1))
+	dir := t.TempDir()
+	errs := 0
+	for _, s := range seeds {
+		seed := readSeed(t, s)
+		for i := 0; i < n; i++ {
+			b := append([]byte(nil), seed...)
+			if r.Intn(4) == 0 {
+				b = b[:r.Intn(len(b))]
+			}
+			for k := 0; k < 1+r.Intn(3) && len(b) > 0; k++ {
+				b[r.Intn(len(b))] = byte(r.Intn(256))
+			}
+			p := filepath.Join(dir, "m.parquet")
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			_, err := Load(context.Background(), p, LoadOptions{})
+			if d := time.Since(t0); d > 300*time.Millisecond {
+				t.Logf("slow %v: %v", d, err)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "m.parquet") {
+					t.Fatalf("error %q does not name the file", err)
+				}
+				errs++
+			}
+		}
+	}
+	t.Logf("%d of %d mutated files were rejected with an error", errs, n*len(seeds))
 }

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -198,7 +197,7 @@ func recordErr(name string, i int, format string, args ...any) error {
 
 // eachListElement streams the elements of a top-level JSON list into fn.
 func eachListElement(ctx context.Context, in io.Reader, name string, fn func(i int, dec *json.Decoder) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+	dec := json.NewDecoder(in)
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("%s: not JSON: %w", name, err)
@@ -378,7 +377,7 @@ func parseNQOpen(ctx context.Context, in io.Reader, name string, fn func(nqOpenR
 // parsePubMedQA streams the entries of PubMedQA's ori_pqal.json (a dict keyed by PMID) into fn, in
 // file order. The reasoning_*_pred strings become lists of characters, as on the Hugging Face Hub.
 func parsePubMedQA(ctx context.Context, in io.Reader, name string, fn func(pubmedRow) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+	dec := json.NewDecoder(in)
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("%s: not JSON: %w", name, err)

@@ -208,6 +208,7 @@ type TransportError struct {
 	Timeout bool
 }
 
+// Error implements error.
 func (e *TransportError) Error() string {
 	if e.Timeout {
 		return "attempt timed out: " + e.Err.Error()
@@ -215,6 +216,7 @@ func (e *TransportError) Error() string {
 	return "transport: " + e.Err.Error()
 }
 
+// Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // retryable says whether err is worth retrying, and the server's Retry-After if any.
@@ -393,6 +395,7 @@ type doer struct {
 	maxBody int64
 }
 
+// Do implements go-openai's HTTPDoer.
 func (d *doer) Do(r *http.Request) (*http.Response, error) {
 	c, _ := r.Context().Value(captureKey{}).(*capture)
 	if c == nil {

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -211,19 +212,35 @@ func (ix *Index) SearchBatch(ctx context.Context, queries []string, k int) ([][]
 	if len(queries) == 0 {
 		return nil, nil
 	}
-	vecs, err := ix.emb.Embed(ctx, queries, Query)
+	// Blank queries get no hits without reaching the embedder (OpenAI-compatible servers reject "").
+	var live []string
+	var pos []int
+	for i, q := range queries {
+		if strings.TrimSpace(q) != "" {
+			live = append(live, q)
+			pos = append(pos, i)
+		}
+	}
+	out := make([][]retrieval.Hit, len(queries))
+	for i := range out {
+		out[i] = []retrieval.Hit{}
+	}
+	if len(live) == 0 {
+		return out, nil
+	}
+	vecs, err := ix.emb.Embed(ctx, live, Query)
 	if err != nil {
 		return nil, fmt.Errorf("dense search: embed queries: %w", err)
 	}
-	if len(vecs) != len(queries) {
-		return nil, fmt.Errorf("dense search: embedder returned %d vectors for %d queries", len(vecs), len(queries))
+	if len(vecs) != len(live) {
+		return nil, fmt.Errorf("dense search: embedder returned %d vectors for %d queries", len(vecs), len(live))
 	}
 	res, err := ix.SearchVectors(ctx, vecs, k)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]retrieval.Hit, len(res))
-	for q, rs := range res {
+	for j, rs := range res {
+		q := pos[j]
 		hits := make([]retrieval.Hit, len(rs))
 		for i, r := range rs {
 			d, err := ix.Doc(r.Row)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -143,7 +144,13 @@ func TestLSAOnNQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	l, err := FitLSA(ctx, r, LSAConfig{Dim: 256}, nil)
+	dim := 256
+	if s := os.Getenv("RAGBENCH_LSA_DIM"); s != "" {
+		if dim, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("RAGBENCH_LSA_DIM: %v", err)
+		}
+	}
+	l, err := FitLSA(ctx, r, LSAConfig{Dim: dim}, nil)
 	r.Close()
 	if err != nil {
 		t.Fatal(err)

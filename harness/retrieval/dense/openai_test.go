@@ -395,3 +395,48 @@ func TestBuildCorpusAndReopenFromMeta(t *testing.T) {
 		t.Fatal("unknown kind accepted")
 	}
 }
+
+func TestOpenAIConcurrentBatches(t *testing.T) {
+	f, url := newFake(t)
+	f.delay = 5 * time.Millisecond
+	cfg := testConfig(url)
+	cfg.BatchSize = 2
+	cfg.Concurrency = 3
+	cfg.CacheDir = t.TempDir()
+	e, err := NewOpenAI(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var texts []string
+	for i := 0; i < 7; i++ {
+		texts = append(texts, "text "+strings.Repeat("x", i))
+	}
+	got, err := e.Embed(context.Background(), texts, Passage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range texts {
+		want := fakeVec(s)
+		for j := range want {
+			if got[i][j] != want[j] {
+				t.Fatalf("text %d got %v want %v: results out of order", i, got[i], want)
+			}
+		}
+	}
+	if n := len(f.inputs); n != 4 {
+		t.Fatalf("%d requests, want 4", n)
+	}
+	if e.cache.Len() != 7 {
+		t.Fatalf("cache holds %d", e.cache.Len())
+	}
+	// One failing batch fails the call.
+	f2, url2 := newFake(t, reply{400, "vllm_400.json"})
+	cfg2 := testConfig(url2)
+	cfg2.BatchSize, cfg2.Concurrency = 1, 4
+	e2, _ := NewOpenAI(context.Background(), cfg2)
+	if _, err := e2.Embed(context.Background(), []string{"a", "b", "c", "d", "e"}, Query); err == nil || !strings.Contains(err.Error(), "maximum context length") {
+		t.Fatalf("err %v", err)
+	}
+	_ = f2
+}
