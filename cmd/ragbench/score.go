@@ -85,21 +85,11 @@ func scoreAction(c *cli.Context) error {
 	if l := c.Float64("level"); l <= 0 || l >= 1 {
 		return usagef("--level %v: want a number between 0 and 1", l)
 	}
-	stderr := c.App.ErrWriter
-	spec := c.String("dataset")
 	// Load everything, so that predictions for examples outside --limit/--sample are not "unknown".
-	ds, err := datasets.Load(c.Context, spec, datasets.LoadOptions{})
+	ds, examples, err := loadSelected(c)
 	if err != nil {
 		return err
 	}
-	for i, w := range ds.Warnings {
-		if i == 5 {
-			fmt.Fprintf(stderr, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
-			break
-		}
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	examples := datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed"))
 
 	ext := metrics.Extractor(c.String("extract"))
 	if ext == "auto" {
@@ -147,6 +137,23 @@ func scoreAction(c *cli.Context) error {
 	return writeScoreTable(c.App.Writer, format, rep)
 }
 
+// loadSelected loads the whole dataset of --dataset, reports its first warnings on stderr, and
+// returns it with the examples selected by --limit or --sample/--seed.
+func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error) {
+	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, w := range ds.Warnings {
+		if i == 5 {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
+			break
+		}
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
+	return ds, datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed")), nil
+}
+
 // scoreFile reads one predictions file and scores it, reporting unknown ids as a counted warning.
 func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) ([]metrics.Record, metrics.Summary, error) {
 	var r io.Reader = c.App.Reader
@@ -162,6 +169,9 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 	preds, err := metrics.ReadPredictions(r, name)
 	if err != nil {
 		return nil, metrics.Summary{}, err
+	}
+	if preds.Errored > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, preds.Errored)
 	}
 	recs, sum, unknown := metrics.Score(examples, preds.Text, preds.IDs, opts)
 	// Predictions for examples that exist but fall outside --limit/--sample are not unknown.

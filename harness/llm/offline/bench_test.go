@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/methods/prompts"
 )
 
 // BenchmarkGenerate times the reader on the 300 2WikiMultihopQA gold-context prompts (6 exemplars,
@@ -16,13 +17,9 @@ import (
 //	go test ./harness/llm/offline -run '^$' -bench Generate -benchtime 600x
 func BenchmarkGenerate(b *testing.B) {
 	bld := newPromptBuilderB(b)
-	var prompts []string
+	var ps []string
 	for _, ex := range loadExamplesB(b, "2wikimultihopqa/dev-00000-of-00001.parquet") {
-		var ps []string
-		for _, c := range ex.Contexts {
-			ps = append(ps, passageText(c))
-		}
-		prompts = append(prompts, bld.build("2wikimultihopqa", ex.Question, ps))
+		ps = append(ps, bld.build("2wikimultihopqa", ex.Question, prompts.Passages(ex)))
 	}
 	for _, hops := range []int{1, 2} {
 		b.Run(map[int]string{1: "hops=1", 2: "hops=2"}[hops], func(b *testing.B) {
@@ -31,7 +28,7 @@ func BenchmarkGenerate(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
-				if _, err := r.Generate(context.Background(), llm.Request{Prompt: prompts[i%len(prompts)], Logprobs: 1}); err != nil {
+				if _, err := r.Generate(context.Background(), llm.Request{Prompt: ps[i%len(ps)], Logprobs: 1}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))

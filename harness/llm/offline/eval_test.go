@@ -1,19 +1,16 @@
 package offline
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -27,93 +24,32 @@ import (
 // input "Question: …\nAnswer:"; the other datasets use the same context block without exemplars. Each
 // gold passage is its sentences joined, without the title (as BM25 over psgs_w100 returns them).
 
-// exemplarFile is the layout of reference/quco-rag/exemplars.json.
-type exemplarFile struct {
-	DemoInput  string            `json:"demo_input_template"`
-	Output     string            `json:"output_template"`
-	TestInput  map[string]string `json:"test_input_template"`
-	FewshotUse map[string]int    `json:"fewshot_used"`
-	Exemplars  map[string][]struct {
-		Question, Cot, Answer string
-	} `json:"exemplars"`
-}
-
-type contextTemplate struct {
-	Header      string `json:"context_header"`
-	DocFormat   string `json:"doc_format"`
-	PostDoc     string `json:"post_doc"`
-	Instruction string `json:"instruction"`
-}
-
-// promptBuilder builds QuCo-RAG-style prompts from the reference files.
-type promptBuilder struct {
-	ex  exemplarFile
-	ctx contextTemplate
-}
-
+// newPromptBuilder loads the authors' reference files (methods/prompts) from ../shared/reference.
 func newPromptBuilder(t *testing.T) *promptBuilder { return newPromptBuilderB(t) }
 
 func newPromptBuilderB(t testing.TB) *promptBuilder {
 	t.Helper()
-	var b promptBuilder
-	data, err := os.ReadFile(testenv.Reference(t, "quco-rag/exemplars.json"))
+	set, err := prompts.Load(testenv.Reference(t, "quco-rag"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &b.ex); err != nil {
-		t.Fatalf("exemplars.json: %v", err)
-	}
-	data, err = os.ReadFile(testenv.Reference(t, "quco-rag/prompt_templates.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tmpl map[string]json.RawMessage
-	if err := json.Unmarshal(data, &tmpl); err != nil {
-		t.Fatalf("prompt_templates.json: %v", err)
-	}
-	var v1 struct {
-		Initial contextTemplate `json:"initial"`
-	}
-	if err := json.Unmarshal(tmpl["new_prompt_v1"], &v1); err != nil {
-		t.Fatalf("prompt_templates.json new_prompt_v1: %v", err)
-	}
-	b.ctx = v1.Initial
-	return &b
-}
-
-// build returns the prompt for a question with passages; dataset selects the exemplars ("" for none).
-func (b *promptBuilder) build(dataset, question string, passages []string) string {
-	var sb strings.Builder
-	if exs := b.ex.Exemplars[dataset]; len(exs) > 0 {
-		for _, e := range exs[:min(len(exs), b.ex.FewshotUse[dataset])] {
-			sb.WriteString(strings.ReplaceAll(b.ex.DemoInput, "{question}", e.Question))
-			sb.WriteString(" ")
-			out := strings.ReplaceAll(b.ex.Output, "{cot}", e.Cot)
-			sb.WriteString(strings.ReplaceAll(out, "{answer}", e.Answer))
-			sb.WriteString("\n\n")
+	b := &promptBuilder{builders: map[string]*prompts.Builder{}}
+	for _, name := range []string{"", "hotpotqa", "2wikimultihopqa"} {
+		if b.builders[name], err = set.Builder(prompts.Options{Exemplars: name, Shots: -1}); err != nil {
+			t.Fatal(err)
 		}
 	}
-	sb.WriteString(b.ctx.Header)
-	for i, p := range passages {
-		d := strings.ReplaceAll(b.ctx.DocFormat, "{index}", fmt.Sprint(i+1))
-		sb.WriteString(strings.ReplaceAll(d, "{doc}", p))
-	}
-	sb.WriteString(b.ctx.PostDoc)
-	sb.WriteString(b.ctx.Instruction)
-	test := b.ex.TestInput[dataset]
-	if test == "" {
-		test = "Question: {question}\nAnswer:"
-	}
-	sb.WriteString(strings.ReplaceAll(test, "{question}", question))
-	return sb.String()
+	return b
 }
 
-func passageText(p datasets.Passage) string {
-	s := p.Text
-	if len(p.Sentences) > 0 {
-		s = strings.Join(p.Sentences, " ")
-	}
-	return strings.Join(strings.Fields(s), " ")
+// promptBuilder holds one prompts.Builder per exemplar set, with the authors' shot counts.
+type promptBuilder struct {
+	builders map[string]*prompts.Builder
+}
+
+// build returns the prompt for a question with passages; exemplars names the set ("" for none).
+func (b *promptBuilder) build(exemplars, question string, passages []string) string {
+	return b.builders[exemplars].Build(question, passages)
 }
 
 type evalItem struct {
@@ -185,22 +121,14 @@ func TestGoldContextAccuracy(t *testing.T) {
 		{"hotpotqa-distractor", "HotpotQA distractor dev, first 100 (10 passages: 2 gold + 8 distractors)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "hotpotqa/distractor/validation-00000-of-00001.parquet") {
-				var ps []string
-				for _, c := range ex.Contexts {
-					ps = append(ps, passageText(c))
-				}
-				out = append(out, evalItem{ex, ps, "hotpotqa"})
+				out = append(out, evalItem{ex, prompts.Passages(ex), "hotpotqa"})
 			}
 			return out
 		}, 0.10},
 		{"2wikimultihopqa", "2WikiMultihopQA dev, 300 (10 passages: gold + distractors)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "2wikimultihopqa/dev-00000-of-00001.parquet") {
-				var ps []string
-				for _, c := range ex.Contexts {
-					ps = append(ps, passageText(c))
-				}
-				out = append(out, evalItem{ex, ps, "2wikimultihopqa"})
+				out = append(out, evalItem{ex, prompts.Passages(ex), "2wikimultihopqa"})
 			}
 			return out
 		}, 0.15},
@@ -210,22 +138,14 @@ func TestGoldContextAccuracy(t *testing.T) {
 		{"pubmedqa", "PubMedQA pqa_labeled, 1,000 (abstract without conclusion)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "pubmedqa/pqa_labeled/train-00000-of-00001.parquet") {
-				var ps []string
-				for _, c := range ex.Contexts {
-					ps = append(ps, passageText(c))
-				}
-				out = append(out, evalItem{ex, ps, ""})
+				out = append(out, evalItem{ex, prompts.Passages(ex), ""})
 			}
 			return out
 		}, 0.40},
 		{"nq_longdoc", "NQ long-document, 109 (one whole Wikipedia page, one passage per line)", func(t *testing.T) []evalItem {
 			var out []evalItem
 			for _, ex := range loadExamples(t, "nq_longdoc/validation-00000-of-00001.parquet") {
-				var ps []string
-				for _, c := range ex.Contexts {
-					ps = append(ps, strings.Split(c.Text, "\n")...)
-				}
-				out = append(out, evalItem{ex, ps, ""})
+				out = append(out, evalItem{ex, prompts.Passages(ex), ""})
 			}
 			return out
 		}, 0.0},
@@ -258,35 +178,8 @@ func TestGoldContextAccuracy(t *testing.T) {
 // matched by question text. Questions without an oracle passage are left out and counted.
 func nqOracle(t *testing.T) []evalItem {
 	t.Helper()
-	f, err := os.Open(testenv.Data(t, "raw/nq_docs/nq-open-oracle.jsonl.gz"))
+	oracle, err := datasets.ReadOracle(context.Background(), testenv.Data(t, "raw/nq_docs/nq-open-oracle.jsonl.gz"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oracle := map[string][]string{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		var row struct {
-			Question string `json:"question"`
-			Ctxs     []struct {
-				Title, Text string
-			} `json:"ctxs"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatalf("nq-open-oracle.jsonl.gz line %d: %v", line, err)
-		}
-		for _, c := range row.Ctxs {
-			oracle[row.Question] = append(oracle[row.Question], strings.Join(strings.Fields(c.Text), " "))
-		}
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	var out []evalItem
@@ -297,7 +190,8 @@ func nqOracle(t *testing.T) []evalItem {
 			missing++
 			continue
 		}
-		out = append(out, evalItem{ex, ps, ""})
+		ex.Contexts = ps
+		out = append(out, evalItem{ex, prompts.Passages(ex), ""})
 	}
 	t.Logf("nq_open: %d questions with an oracle passage, %d without (left out)", len(out), missing)
 	return out
