@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -22,6 +23,10 @@ type Predictions struct {
 	// failed example): they are not predictions, so their examples count as missing unless a later
 	// record for the same id (a resumed run's retry) succeeded.
 	Errored int
+	// Models lists, in order of first appearance, the distinct values of the JSONL records' "model"
+	// field (as `ragbench predict` writes it: the model name, or "offline reader (no LLM)"), so that a
+	// report can always say which system made the predictions.
+	Models []string
 }
 
 // maxPredictionLine bounds one JSONL line (16 MiB).
@@ -116,6 +121,9 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 		if err != nil {
 			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
 		}
+		if m := stringField(rec, "model"); m != "" && !slices.Contains(p.Models, m) {
+			p.Models = append(p.Models, m)
+		}
 		if errored(rec) {
 			p.Errored++
 			continue
@@ -141,6 +149,15 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 }
 
 // errored reports whether a record carries a non-empty string "error" field.
+// stringField returns rec[key] when it is a JSON string, else "".
+func stringField(rec map[string]json.RawMessage, key string) string {
+	var s string
+	if raw, ok := rec[key]; ok && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
 func errored(rec map[string]json.RawMessage) bool {
 	raw, ok := rec["error"]
 	if !ok {

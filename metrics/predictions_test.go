@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,4 +80,20 @@ func FuzzReadPredictions(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadPredictionsModels(t *testing.T) {
+	in := `{"id":"a","prediction":"x","model":"offline reader (no LLM)"}
+{"id":"b","prediction":"y","model":"Qwen/Qwen2.5-7B-Instruct"}
+{"id":"c","prediction":"z","model":"offline reader (no LLM)"}
+{"id":"d","prediction":"w"}
+`
+	p, err := ReadPredictions(strings.NewReader(in), "p.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"offline reader (no LLM)", "Qwen/Qwen2.5-7B-Instruct"}
+	if !slices.Equal(p.Models, want) {
+		t.Fatalf("Models = %q, want %q (distinct, in order of first appearance)", p.Models, want)
+	}
 }

@@ -56,7 +56,10 @@ type Summary struct {
 	N       int `json:"n"`
 	Missing int `json:"n_missing"`
 	// Unknown counts predictions whose id is not among the examples (they are not scored).
-	Unknown   int      `json:"n_unknown"`
+	Unknown int `json:"n_unknown"`
+	// Models names the systems that made the predictions, when the predictions file says (see
+	// Predictions.Models); the offline reader appears as "offline reader (no LLM)".
+	Models    []string `json:"models,omitempty"`
 	EM        Interval `json:"em"`
 	F1        Interval `json:"f1"`
 	Precision Interval `json:"precision"`

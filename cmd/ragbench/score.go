@@ -185,6 +185,7 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 		}
 	}
 	sum.Unknown = len(stray)
+	sum.Models = preds.Models
 	if len(stray) > 0 {
 		shown := stray[:min(len(stray), 5)]
 		msg := fmt.Sprintf("%s: %d prediction(s) for ids not in the dataset were not scored (first: %s)", name, len(stray), strings.Join(quoteAll(shown), ", "))
@@ -259,6 +260,10 @@ type tableRow struct {
 
 func rowsOf(rep *scoreReport) []tableRow {
 	mk := func(name string, s metrics.Summary) tableRow {
+		if len(s.Models) > 0 {
+			// Every report says which system answered; the offline reader is never mistaken for an LLM.
+			name += " [" + strings.Join(s.Models, ", ") + "]"
+		}
 		r := tableRow{name: name, sum: s, cols: []string{"EM", "F1", "acc"}, metrics: []metrics.Interval{s.EM, s.F1, s.Acc}}
 		if s.Classification != nil {
 			r.cols = append(r.cols, "accuracy", "macro-F1")

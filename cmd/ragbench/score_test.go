@@ -337,3 +337,21 @@ func TestScoreBaseline(t *testing.T) {
 		t.Fatalf("markdown lacks the comparison:\n%s", md)
 	}
 }
+
+func TestScoreNamesTheSystem(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.jsonl")
+	rec := `{"id":"5a8b57f25542995d1e6f1371","prediction":"yes","model":"offline reader (no LLM)"}` + "\n"
+	if err := os.WriteFile(p, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Data(t, "hotpotqa/distractor")
+	for _, format := range []string{"md", "csv", "json", "tex"} {
+		out, stderr, code := runCLI(t, "score", "--dataset", "hotpotqa-distractor", "--predictions", p, "--resamples", "0", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		if !strings.Contains(out, "offline reader (no LLM)") {
+			t.Fatalf("%s table does not say the offline reader made the predictions:\n%s", format, out)
+		}
+	}
+}
