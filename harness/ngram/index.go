@@ -310,14 +310,23 @@ func (s *shard) rankToPtr(r uint64) uint64 {
 	off := r * uint64(s.ptr)
 	switch s.ptr {
 	case 4:
-		return uint64(binary.LittleEndian.Uint32(s.sa[off:]))
+		return s.clamp(uint64(binary.LittleEndian.Uint32(s.sa[off:])))
 	case 5:
 		b := s.sa[off : off+5]
-		return uint64(binary.LittleEndian.Uint32(b)) | uint64(b[4])<<32
+		return s.clamp(uint64(binary.LittleEndian.Uint32(b)) | uint64(b[4])<<32)
 	}
 	var v uint64
 	for i := s.ptr - 1; i >= 0; i-- {
 		v = v<<8 | uint64(s.sa[off+uint64(i)])
+	}
+	return s.clamp(v)
+}
+
+// clamp keeps a pointer read from a corrupt table inside the token file, so that a bad index gives
+// wrong numbers rather than a crash.
+func (s *shard) clamp(v uint64) uint64 {
+	if v+uint64(s.width) > uint64(len(s.ds)) {
+		return uint64(len(s.ds) - s.width)
 	}
 	return v
 }
