@@ -223,6 +223,9 @@ func (ix *Index) prepareCNF(cnf [][][]uint32) ([]cnfClause, error) {
 
 // CountCNF counts a CNF query given as token ids (clauses of terms; a nil term has no occurrences).
 func (ix *Index) CountCNF(ctx context.Context, cnf [][][]uint32, opt CNFOptions) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	if opt.MaxDiffTokens < 0 {
 		return Result{}, fmt.Errorf("window %d: must not be negative", opt.MaxDiffTokens)
 	}

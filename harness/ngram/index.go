@@ -295,6 +295,14 @@ func (ix *Index) TokenIDs(dst []uint32, q string) (ids []uint32, known bool, err
 	return dst, known, nil
 }
 
+// queryWords returns the token texts of q as the index sees them (lowercased for a lowercase index).
+func (ix *Index) queryWords(q string) []string {
+	if ix.man.Lowercase {
+		q = strings.ToLower(q)
+	}
+	return text.Words(q)
+}
+
 // encode writes ids as little-endian tokens of the index width into dst.
 func (ix *Index) encode(dst []byte, ids []uint32) []byte {
 	var buf [4]byte
