@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -243,10 +244,18 @@ func (b *builder) fail(err error) {
 	b.mu.Unlock()
 }
 
+// blockTokens is the size of the blocks a shard's tokens are gathered in while reading; a shard is
+// copied into one exact-size slice when complete, so that reading never holds a half-empty
+// doubling slice.
+const blockTokens = 1 << 20
+
 // read tokenizes documents and cuts them into shards of whole documents.
 func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJob) error {
 	limit := b.opt.ShardTokens
-	cur := shardJob{tokens: make([]int32, 0, min(limit+1, 1<<20))}
+	var blocks [][]int32
+	curN := 0
+	var docs []uint64
+	id := 0
 	var doc []int32
 	var ndocs, ntok int64
 	last := time.Now()
@@ -255,19 +264,33 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 	if b.opt.TokenWidth == 2 {
 		maxID = 0xFFFE
 	}
+	push := func(t int32) {
+		if len(blocks) == 0 || len(blocks[len(blocks)-1]) == blockTokens {
+			blocks = append(blocks, make([]int32, 0, blockTokens))
+		}
+		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], t)
+	}
 	send := func() error {
-		if len(cur.tokens) == 0 {
+		if curN == 0 {
 			return nil
 		}
+		// One exact-size slice with room for the SA-IS sentinel.
+		tokens := make([]int32, 0, curN+1)
+		for _, bl := range blocks {
+			tokens = append(tokens, bl...)
+		}
+		blocks = nil
+		debug.FreeOSMemory()
 		select {
-		case jobs <- cur:
+		case jobs <- shardJob{id: id, tokens: tokens, docs: docs}:
 		case <-ctx.Done():
 			if b.firstErr != nil {
 				return b.firstErr
 			}
 			return ctx.Err()
 		}
-		cur = shardJob{id: cur.id + 1, tokens: make([]int32, 0, min(limit+1, 1<<20))}
+		id++
+		curN, docs = 0, nil
 		return nil
 	}
 	for {
@@ -314,14 +337,17 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 		if need > limit {
 			return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
 		}
-		if len(cur.tokens)+need > limit {
+		if curN+need > limit {
 			if err := send(); err != nil {
 				return err
 			}
 		}
-		cur.docs = append(cur.docs, uint64(len(cur.tokens)))
-		cur.tokens = append(cur.tokens, b.sep)
-		cur.tokens = append(cur.tokens, doc...)
+		docs = append(docs, uint64(curN))
+		push(b.sep)
+		for _, t := range doc {
+			push(t)
+		}
+		curN += need
 		ndocs++
 		ntok += int64(need)
 		if b.opt.Progress != nil && time.Since(last) > time.Second {
@@ -395,6 +421,7 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 	sa := make([]int32, len(s))
 	saisText(s, sa, k)
 	s = nil
+	debug.FreeOSMemory()
 	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
 		var buf [8]byte
 		for _, p := range sa[1:] { // sa[0] is the sentinel
