@@ -1,0 +1,130 @@
+package bm25
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragbench/ragbench/harness/text"
+)
+
+// Analyzer names the text analysis applied to documents and queries.
+type Analyzer string
+
+// The analyzers.
+const (
+	// AnalyzerStandard lowercases the tokens of harness/text (DPR SimpleTokenizer-style words) and drops
+	// punctuation tokens.
+	AnalyzerStandard Analyzer = "standard"
+	// AnalyzerEnglish is AnalyzerStandard plus Elasticsearch's "english" analyzer steps: the possessive
+	// 's is removed, Lucene's 33 English stopwords are dropped, and the Porter stemmer is applied. It is
+	// the default, as in Pyserini and the Elasticsearch setup of QuCo-RAG/DRAGIN.
+	AnalyzerEnglish Analyzer = "english"
+)
+
+// Validate reports an unknown analyzer.
+func (a Analyzer) Validate() error {
+	switch a {
+	case AnalyzerStandard, AnalyzerEnglish:
+		return nil
+	}
+	return fmt.Errorf("bm25: unknown analyzer %q (want standard or english)", string(a))
+}
+
+// englishStopwords is Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Elasticsearch's "_english_"
+// stopword list also is.
+var englishStopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such
+		that the their then there these they this to was will with`) {
+		englishStopwords[w] = true
+	}
+}
+
+// isWordToken reports whether tok starts with a letter, digit or mark (the tokenizer's word runs);
+// punctuation and symbol tokens are not indexed.
+func isWordToken(tok string) bool {
+	c := tok[0]
+	if c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	r, _ := utf8.DecodeRuneInString(tok)
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
+}
+
+// isApostrophe reports whether tok is an apostrophe that can start a possessive 's.
+func isApostrophe(tok string) bool { return tok == "'" || tok == "\u2019" || tok == "\uff07" }
+
+// lower appends the lowercase form of tok to dst.
+func lower(dst []byte, tok string) []byte {
+	start := len(dst)
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c >= utf8.RuneSelf {
+			return append(dst[:start], strings.ToLower(tok)...)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// eachToken calls fn with every lowercased indexable token of s, before stopword removal and stemming.
+// The slice passed to fn is reused after fn returns. With possessive set, the "s" of a possessive 's
+// (a word, an apostrophe and the letter s, with no space between) is skipped, as Elasticsearch's
+// english_possessive_stemmer does.
+func eachToken(s string, possessive bool, fn func(tok []byte)) {
+	var buf []byte
+	var prevEnd, aposEnd = -1, -1 // end of the last word token; end of an apostrophe right after it
+	text.EachSpan(s, func(a, b int) {
+		tok := s[a:b]
+		if !isWordToken(tok) {
+			if possessive && a == prevEnd && isApostrophe(tok) {
+				aposEnd = b
+			} else {
+				aposEnd = -1
+			}
+			prevEnd = -1
+			return
+		}
+		if possessive && a == aposEnd && (tok == "s" || tok == "S") {
+			aposEnd, prevEnd = -1, -1
+			return
+		}
+		aposEnd = -1
+		prevEnd = b
+		buf = lower(buf[:0], tok)
+		fn(buf)
+	})
+}
+
+// analyze returns the index terms of s in order under analyzer a (stopwords removed, stems applied).
+// It is the reference path used by queries and tests; the index builder caches the same mapping.
+func analyze(a Analyzer, s string) []string {
+	var out []string
+	eachToken(s, a == AnalyzerEnglish, func(tok []byte) {
+		if t, ok := termOf(a, tok); ok {
+			out = append(out, t)
+		}
+	})
+	return out
+}
+
+// termOf maps one lowercased token to its index term; ok is false for a stopword.
+func termOf(a Analyzer, tok []byte) (string, bool) {
+	if a != AnalyzerEnglish {
+		return string(tok), true
+	}
+	if englishStopwords[string(tok)] {
+		return "", false
+	}
+	return stemPorter(string(tok)), true
+}
+
+// Analyze returns the index terms of s under analyzer a, in order, with stopwords removed and stems
+// applied. It is exported for inspection (ragbench search --explain) and tests.
+func Analyze(a Analyzer, s string) []string { return analyze(a, s) }
