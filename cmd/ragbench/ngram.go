@@ -115,6 +115,7 @@ func init() {
 					&cli.BoolFlag{Name: "no-peer", Usage: "skip Go's index/suffixarray peer"},
 					&cli.StringFlag{Name: "dir", Usage: "where to build (default: a temporary directory, removed after)"},
 					&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+					&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build here"},
 				},
 				Action: ngramBench,
 			},
@@ -376,6 +377,7 @@ func ngramBench(c *cli.Context) error {
 		Peer:        !c.Bool("no-peer"),
 		Dir:         c.String("dir"),
 		Progress:    c.App.ErrWriter,
+		CPUProfile:  c.String("cpuprofile"),
 	}
 	if cfg.Dir == "" {
 		d, err := os.MkdirTemp("", "ngram-bench-")

@@ -344,8 +344,15 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 		}
 		docs = append(docs, uint64(curN))
 		push(b.sep)
-		for _, t := range doc {
-			push(t)
+		for rest := doc; len(rest) > 0; {
+			last := blocks[len(blocks)-1]
+			if len(last) == blockTokens {
+				blocks = append(blocks, make([]int32, 0, blockTokens))
+				continue
+			}
+			k := min(len(rest), blockTokens-len(last))
+			blocks[len(blocks)-1] = append(last, rest[:k]...)
+			rest = rest[k:]
 		}
 		curN += need
 		ndocs++
@@ -382,11 +389,18 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 
 	// tokenized.N: little-endian token ids.
 	fe, err := writeFile(filepath.Join(b.dir, fmt.Sprintf("tokenized.%d", j.id)), func(bw *bufio.Writer) error {
-		var buf [4]byte
-		for _, t := range j.tokens {
-			binary.LittleEndian.PutUint32(buf[:], uint32(t))
-			if _, err := bw.Write(buf[:w]); err != nil {
-				return err
+		buf := make([]byte, 0, 1<<16*w)
+		for i, t := range j.tokens {
+			if w == 2 {
+				buf = binary.LittleEndian.AppendUint16(buf, uint16(t))
+			} else {
+				buf = binary.LittleEndian.AppendUint32(buf, uint32(t))
+			}
+			if len(buf) == cap(buf) || i == len(j.tokens)-1 {
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
 			}
 		}
 		return nil
@@ -423,10 +437,16 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 	s = nil
 	debug.FreeOSMemory()
 	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
-		var buf [8]byte
-		for _, p := range sa[1:] { // sa[0] is the sentinel
-			binary.LittleEndian.PutUint64(buf[:], uint64(p)*uint64(w))
-			if _, err := bw.Write(buf[:ptr]); err != nil {
+		buf := make([]byte, (1<<16)*ptr+8)
+		for i := 1; i < len(sa); i += 1 << 16 { // sa[0] is the sentinel
+			chunk := sa[i:min(i+1<<16, len(sa))]
+			o := 0
+			for _, p := range chunk {
+				// Write 8 bytes and advance by the pointer width: the extra bytes are overwritten next.
+				binary.LittleEndian.PutUint64(buf[o:], uint64(p)*uint64(w))
+				o += ptr
+			}
+			if _, err := bw.Write(buf[:o]); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ type Config struct {
 	Peer        bool // also measure index/suffixarray on the same text
 	Dir         string
 	Progress    io.Writer
+	CPUProfile  string // write a CPU profile of the build here
 }
 
 // Report is what Run measured.
@@ -54,6 +56,7 @@ type Report struct {
 	BuildSeconds     float64 `json:"build_seconds"`
 	BuildTokensPerS  float64 `json:"build_tokens_per_s"`
 	BuildCPUSeconds  float64 `json:"build_cpu_seconds"`
+	SourceCPUSeconds float64 `json:"source_cpu_seconds"`
 	LoadAverage      string  `json:"load_average"`
 	DiskBytes        int64   `json:"disk_bytes"`
 	BytesPerToken    float64 `json:"bytes_per_token"`
@@ -88,6 +91,10 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "corpus            %s: %d tokens, %d docs, %d shard(s)\n", r.Corpus, r.Tokens, r.Docs, r.Shards)
 	fmt.Fprintf(w, "machine load      %s (1/5/15-min load average on %d CPUs before the build)\n", r.LoadAverage, runtime.NumCPU())
 	fmt.Fprintf(w, "build             %.1f s wall, %.2fM tokens/s (%s >= 4M); %.1f CPU-s = %.2fM tokens per CPU-second\n", r.BuildSeconds, r.BuildTokensPerS/1e6, mark(r.BuildTokensPerS >= 4e6), r.BuildCPUSeconds, float64(r.Tokens)/r.BuildCPUSeconds/1e6)
+	if r.SourceCPUSeconds > 0 && r.BuildCPUSeconds > r.SourceCPUSeconds {
+		own := r.BuildCPUSeconds - r.SourceCPUSeconds
+		fmt.Fprintf(w, "                  of which %.1f CPU-s produce the corpus text; the rest, %.1f CPU-s, is %.2fM tokens per CPU-second\n", r.SourceCPUSeconds, own, float64(r.Tokens)/own/1e6)
+	}
 	fmt.Fprintf(w, "disk              %.2f bytes/token (%s <= 9)\n", r.BytesPerToken, mark(r.BytesPerToken <= 9))
 	fmt.Fprintf(w, "peak RSS (build)  %.0f MiB = %.1f bytes/token of the largest shard (%s <= 16)\n", float64(r.PeakRSSBytes)/(1<<20), r.PeakBytesPerTok, mark(r.PeakBytesPerTok <= 16))
 	fmt.Fprintf(w, "open + verify     %.2f s\n", r.OpenSeconds)
@@ -233,6 +240,14 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		rep.LoadAverage = strings.Join(strings.Fields(string(la))[:3], " ")
 	}
 	cpu0 := cpuSeconds()
+	if c.CPUProfile != "" {
+		f, err := os.Create(c.CPUProfile)
+		if err != nil {
+			return nil, err
+		}
+		pprof.StartCPUProfile(f)
+		defer f.Close()
+	}
 	r, _ := src()
 	dir := filepath.Join(c.Dir, "index")
 	c.logf("bench: building %s, %d tokens, in %s", name, c.Tokens, dir)
@@ -241,6 +256,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	rep.PeakRSSBytes = peakRSS()
+	if c.CPUProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	rep.BuildCPUSeconds = cpuSeconds() - cpu0
 	rep.Tokens, rep.Docs, rep.Shards = st.Tokens, st.Docs, st.Shards
 	rep.BuildSeconds = st.Elapsed.Seconds()
@@ -289,6 +307,17 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 	}
 	rep.CoocP50us, rep.CoocP99us = pct(durs)
+
+	// The CPU cost of producing the corpus alone (generating or replaying it), to tell it from the build's.
+	cpu1 := cpuSeconds()
+	if r, err := src(); err == nil {
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	}
+	rep.SourceCPUSeconds = cpuSeconds() - cpu1
 
 	if c.Peer {
 		if err := c.peer(ctx, src, counts, rep); err != nil {
