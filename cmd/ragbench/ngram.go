@@ -222,6 +222,7 @@ func ngramCount(c *cli.Context) error {
 	}
 	defer closeFn()
 	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
 	for _, q := range c.Args().Slice() {
 		start := time.Now()
 		var res ngram.Result
@@ -323,6 +324,7 @@ func ngramUnigrams(c *cli.Context) error {
 		u = u[:top]
 	}
 	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
 	for _, x := range u {
 		enc.Encode(x)
 	}
@@ -393,6 +395,7 @@ func ngramBench(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
+		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}

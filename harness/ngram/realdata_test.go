@@ -74,3 +74,41 @@ func TestRealCorpusCountsMatchScan(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetCorpus builds from a parquet text column (the long NQ documents, a nested column) and
+// checks counts against a scan.
+func TestParquetCorpus(t *testing.T) {
+	path := testenv.Data(t, "nq_longdoc/validation-00000-of-00001.parquet")
+	ctx := context.Background()
+	r, err := corpus.OpenParquet(path, corpus.ParquetColumns{Text: "document.text", Title: "document.title"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dir := filepath.Join(t.TempDir(), "pq")
+	if _, err := BuildFrom(ctx, r, dir, BuildOptions{Lowercase: true}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	r2, _ := corpus.OpenParquet(path, corpus.ParquetColumns{Text: "document.text"})
+	defer r2.Close()
+	var docs [][]string
+	for {
+		d, err := r2.Next()
+		if err != nil {
+			break
+		}
+		docs = append(docs, text.Words(strings.ToLower(d.Text)))
+	}
+	for _, q := range []string{"the", "united states", "< p >", "Wikipedia"} {
+		want := uint64(len(bruteOcc(docs, text.Words(strings.ToLower(q)))))
+		got, err := ix.Count(ctx, q)
+		if err != nil || got.Count != want || want == 0 {
+			t.Errorf("Count(%q) = %d (%v), scan %d", q, got.Count, err, want)
+		}
+	}
+}
