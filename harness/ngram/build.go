@@ -223,7 +223,11 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) error {
 			}
 		}()
 	}
-	err := b.read(ctx, r, jobs)
+	pctx, pcancel := context.WithCancel(ctx)
+	pr, prDone := prefetch(pctx, r)
+	err := b.read(ctx, pr, jobs)
+	pcancel()
+	<-prDone // the caller may close r once we return
 	close(jobs)
 	wg.Wait()
 	if err != nil {
@@ -618,3 +622,45 @@ func dirBytes(dir string) (int64, error) {
 	}
 	return total, nil
 }
+
+// prefetched reads documents ahead in its own goroutine, so that parsing the corpus overlaps with
+// tokenizing it.
+type prefetched struct {
+	ch <-chan docOrErr
+}
+
+type docOrErr struct {
+	d   corpus.Document
+	err error
+}
+
+func prefetch(ctx context.Context, r corpus.Reader) (corpus.Reader, <-chan struct{}) {
+	ch := make(chan docOrErr, 256)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		for {
+			d, err := r.Next()
+			select {
+			case ch <- docOrErr{d, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return prefetched{ch}, done
+}
+
+func (p prefetched) Next() (corpus.Document, error) {
+	x, ok := <-p.ch
+	if !ok {
+		return corpus.Document{}, io.EOF
+	}
+	return x.d, x.err
+}
+
+func (p prefetched) Close() error { return nil }
