@@ -347,19 +347,24 @@ func (s *shard) find(q []byte) (lo, hi uint64) {
 	ds := s.ds
 	n := uint64(len(ds))
 	m := uint64(len(q))
-	// lower bound: first rank whose suffix prefix is >= q
+	// lower bound: first rank whose suffix prefix is >= q; ranks seen to be > q bound the upper search.
 	l, h := uint64(0), s.n
+	up := s.n
 	for l < h {
 		mid := (l + h) >> 1
 		p := s.rankToPtr(mid)
-		if bytes.Compare(ds[p:min(p+m, n)], q) < 0 {
+		c := bytes.Compare(ds[p:min(p+m, n)], q)
+		if c < 0 {
 			l = mid + 1
 		} else {
 			h = mid
+			if c > 0 {
+				up = mid
+			}
 		}
 	}
 	lo = l
-	h = s.n
+	h = up
 	for l < h {
 		mid := (l + h) >> 1
 		p := s.rankToPtr(mid)
