@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/text"
 )
@@ -523,4 +524,28 @@ func (ix *Index) Prob(prompt []uint32, cont uint32) (prob float64, promptCnt, co
 // String describes the index briefly.
 func (ix *Index) String() string {
 	return ix.dir + " (" + strconv.FormatUint(ix.tokens, 10) + " tokens, " + strconv.Itoa(len(ix.shards)) + " shards)"
+}
+
+// Resident reports how many bytes of the mapped index files are in memory (mincore), out of their
+// total: a cold index answers in page faults, a warm one in memory accesses.
+func (ix *Index) Resident() (resident, total int64) {
+	page := int64(os.Getpagesize())
+	for _, b := range ix.maps {
+		if len(b) == 0 {
+			continue
+		}
+		n := (int64(len(b)) + page - 1) / page
+		vec := make([]byte, n)
+		_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+		total += int64(len(b))
+		if errno != 0 {
+			continue
+		}
+		for _, v := range vec {
+			if v&1 != 0 {
+				resident += page
+			}
+		}
+	}
+	return min(resident, total), total
 }

@@ -64,6 +64,8 @@ type Report struct {
 	LargestShard     int64   `json:"largest_shard_tokens"`
 	PeakBytesPerTok  float64 `json:"peak_rss_bytes_per_token_of_largest_shard"`
 	OpenSeconds      float64 `json:"open_verify_seconds"`
+	ResidentBefore   float64 `json:"resident_fraction_before_queries"`
+	ResidentAfter    float64 `json:"resident_fraction_after_queries"`
 	CountQueries     int     `json:"count_queries"`
 	CountP50us       float64 `json:"count_p50_us"`
 	CountP99us       float64 `json:"count_p99_us"`
@@ -97,7 +99,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "disk              %.2f bytes/token (%s <= 9)\n", r.BytesPerToken, mark(r.BytesPerToken <= 9))
 	fmt.Fprintf(w, "peak RSS (build)  %.0f MiB = %.1f bytes/token of the largest shard (%s <= 16)\n", float64(r.PeakRSSBytes)/(1<<20), r.PeakBytesPerTok, mark(r.PeakBytesPerTok <= 16))
-	fmt.Fprintf(w, "open + verify     %.2f s\n", r.OpenSeconds)
+	fmt.Fprintf(w, "open + verify     %.2f s; index resident in memory: %.0f%% before the queries, %.0f%% after\n", r.OpenSeconds, 100*r.ResidentBefore, 100*r.ResidentAfter)
 	fmt.Fprintf(w, "Count             %d queries: p50 %.2f µs, p99 %.2f µs (%s p50 <= 5 µs)\n", r.CountQueries, r.CountP50us, r.CountP99us, mark(r.CountP50us <= 5))
 	fmt.Fprintf(w, "CoOccur           %d queries, window %d, clauses <= %d: p50 %.1f µs, p99 %.1f µs (%s p50 <= 2000 µs)\n", r.CoocQueries, r.CoocWindow, r.CoocMaxClause, r.CoocP50us, r.CoocP99us, mark(r.CoocP50us <= 2000))
 	if r.PeerBuildSeconds > 0 {
@@ -284,6 +286,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	c.logf("bench: %d Count and %d CoOccur queries", len(counts), len(coocs))
 	rep.CountQueries, rep.CoocQueries = len(counts), len(coocs)
+	if res, tot := ix.Resident(); tot > 0 {
+		rep.ResidentBefore = float64(res) / float64(tot)
+	}
 	var durs []time.Duration
 	for pass := 0; pass < 2; pass++ { // the first pass warms
 		durs = durs[:0]
@@ -307,6 +312,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 	}
 	rep.CoocP50us, rep.CoocP99us = pct(durs)
+	if res, tot := ix.Resident(); tot > 0 {
+		rep.ResidentAfter = float64(res) / float64(tot)
+	}
 
 	// The CPU cost of producing the corpus alone (generating or replaying it), to tell it from the build's.
 	cpu1 := cpuSeconds()
