@@ -381,6 +381,12 @@ func ngramBench(c *cli.Context) error {
 		Progress:    c.App.ErrWriter,
 		CPUProfile:  c.String("cpuprofile"),
 	}
+	if !c.Bool("json") {
+		cfg.OnMeasured = func(r *ngrambench.Report) {
+			fmt.Fprintln(c.App.ErrWriter, "bench: measured before the peer:")
+			r.Print(c.App.ErrWriter)
+		}
+	}
 	if cfg.Dir == "" {
 		d, err := os.MkdirTemp("", "ngram-bench-")
 		if err != nil {

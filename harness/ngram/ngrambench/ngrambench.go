@@ -45,6 +45,8 @@ type Config struct {
 	Dir         string
 	Progress    io.Writer
 	CPUProfile  string // write a CPU profile of the build here
+	// OnMeasured, when set, receives the report before the peer runs (the peer is the heaviest part).
+	OnMeasured func(*Report)
 }
 
 // Report is what Run measured.
@@ -327,6 +329,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	rep.SourceCPUSeconds = cpuSeconds() - cpu1
 
+	if c.OnMeasured != nil {
+		c.OnMeasured(rep)
+	}
 	if c.Peer {
 		if err := c.peer(ctx, src, counts, rep); err != nil {
 			return nil, err
