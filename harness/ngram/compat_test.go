@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -234,4 +235,27 @@ func TestBadInput(t *testing.T) {
 			t.Fatal("an empty directory opened as an index")
 		}
 	})
+}
+
+// errReader fails after a few documents, as a corpus with a bad line does.
+type errReader struct{ n int }
+
+func (e *errReader) Next() (corpus.Document, error) {
+	e.n++
+	if e.n > 3 {
+		return corpus.Document{}, errors.New("corpus.tsv:5: field text is not valid UTF-8")
+	}
+	return corpus.Document{ID: "d", Text: "a b c"}, nil
+}
+func (e *errReader) Close() error { return nil }
+
+func TestBuildStopsOnReaderError(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	_, err := BuildFrom(context.Background(), &errReader{}, out, BuildOptions{})
+	if err == nil || !strings.Contains(err.Error(), "corpus.tsv:5") {
+		t.Fatalf("err = %v, want the reader's positioned error", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a failed build left an index")
+	}
 }
