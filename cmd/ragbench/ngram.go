@@ -96,6 +96,7 @@ func init() {
 					&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "per-query deadline (HTTP 503 past it)"},
 					&cli.Int64Flag{Name: "max-body", Value: 64 << 10, Usage: "request-size limit in bytes (HTTP 413 above it)"},
 					&cli.IntFlag{Name: "token-width", Value: 2, Usage: "token width of an Infini-gram index without manifest.json"},
+					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open"},
 				},
 				Action: ngramServe,
 			},
@@ -339,7 +340,7 @@ func ngramServe(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
+	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
 	if err != nil {
 		return err
 	}
