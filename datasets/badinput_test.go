@@ -114,7 +114,7 @@ func TestBadInput(t *testing.T) {
 		{"empty question", emptyQ, LoadOptions{}, "", []string{"empty-question.parquet", "row 1", "column question", "empty question"}, "a blank question cannot be asked"},
 		{"null question", nullQ, LoadOptions{}, "", []string{"null-question.parquet", "row 0", "column question"}, "null is empty"},
 		{"missing column of a known layout", "hotpotqa", LoadOptions{}, dataDir, []string{"validation-00000-of-00001.parquet", `missing column "context.title"`}, "HotpotQA needs its contexts"},
-		{"duplicate ids", dup, LoadOptions{Columns: &Mapping{ID: "qid", Question: "query", Answers: "golds"}}, "", []string{"dup.parquet", "row 2", "duplicate id \"1\"", "row 0"}, "ids key the predictions"},
+		{"duplicate ids", dup, LoadOptions{Columns: &Mapping{ID: "qid", Question: "query", Answers: "golds"}}, "", []string{"dup.parquet", "row 2", "column qid", "duplicate id \"1\"", "row 0"}, "ids key the predictions"},
 		{"missing custom column", dup, LoadOptions{Columns: &Mapping{Question: "prompt", Answers: "golds"}}, "", []string{"dup.parquet", `missing column "prompt"`, "query"}, "the columns present are listed"},
 		{"mapping without answers", dup, LoadOptions{Columns: &Mapping{Question: "query"}}, "", []string{"answers not set"}, "answers are required"},
 		{"missing shard", shards, LoadOptions{}, "", []string{"validation-00001-of-00003.parquet", "missing"}, "a gap in the shards"},
@@ -222,5 +222,48 @@ func TestCustomDataset(t *testing.T) {
 	os.WriteFile(bad, []byte("path: data\ncolumns: {question: query, answers: golds, answer_col: x}\n"), 0o644)
 	if _, err := Load(context.Background(), bad, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "answer_col") {
 		t.Errorf("unknown key: error %v", err)
+	}
+}
+
+// The same HotpotQA row stored as a list of structs (context: [{title, sentences}]) instead of the Hub's
+// struct of lists loads to the same Example: columns are found by logical path, whatever the nesting.
+type ctxStruct struct {
+	Title     string   `parquet:"title"`
+	Sentences []string `parquet:"sentences,list"`
+}
+
+type sfStruct struct {
+	Title  string `parquet:"title"`
+	SentID int32  `parquet:"sent_id"`
+}
+
+type hotpotListOfStructs struct {
+	ID       string      `parquet:"id"`
+	Question string      `parquet:"question"`
+	Answer   string      `parquet:"answer"`
+	Type     string      `parquet:"type"`
+	Level    string      `parquet:"level"`
+	SF       []sfStruct  `parquet:"supporting_facts,list"`
+	Context  []ctxStruct `parquet:"context,list"`
+}
+
+func TestListOfStructsLayout(t *testing.T) {
+	dir := t.TempDir()
+	a := writeParquet(t, filepath.Join(dir, "a.parquet"), []hotpotListOfStructs{{ID: "x1", Question: "q?", Answer: "a", Type: "bridge", Level: "easy",
+		SF:      []sfStruct{{"T1", 0}, {"T2", 1}},
+		Context: []ctxStruct{{"T1", []string{"s1", "s2"}}, {"T2", []string{}}, {"T3", []string{"s3"}}}}})
+	b := writeParquet(t, filepath.Join(dir, "b.parquet"), []hotpotRow{{ID: "x1", Question: "q?", Answer: "a", Type: "bridge", Level: "easy",
+		SupportingFacts: sfCols{Title: []string{"T1", "T2"}, SentID: []int32{0, 1}},
+		Context:         ctxCols{Title: []string{"T1", "T2", "T3"}, Sentences: [][]string{{"s1", "s2"}, {}, {"s3"}}}}})
+	da, err := Load(context.Background(), a, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Load(context.Background(), b, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da.Layout != LayoutHotpotQA || !reflect.DeepEqual(da.Examples, db.Examples) {
+		t.Fatalf("list of structs: %s %+v\nstruct of lists: %+v", da.Layout, da.Examples, db.Examples)
 	}
 }

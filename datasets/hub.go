@@ -280,6 +280,7 @@ func (f *Fetcher) FetchFile(ctx context.Context, src HubSource, repoPath, local 
 // permanentErr marks errors that retrying will not fix.
 type permanentErr struct{ error }
 
+// Unwrap returns the underlying error.
 func (p permanentErr) Unwrap() error { return p.error }
 
 // download appends the rest of the file to part. It reports done when the body was read to its end.
@@ -422,6 +423,7 @@ type progressWriter struct {
 	last  time.Time
 }
 
+// Write writes b and reports progress.
 func (p *progressWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	p.done += int64(n)

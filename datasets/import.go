@@ -1,8 +1,6 @@
 package datasets
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -199,7 +197,7 @@ func recordErr(name string, i int, format string, args ...any) error {
 
 // eachListElement streams the elements of a top-level JSON list into fn.
 func eachListElement(ctx context.Context, in io.Reader, name string, fn func(i int, dec *json.Decoder) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+	dec := json.NewDecoder(in)
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("%s: not JSON: %w", name, err)
@@ -350,20 +348,7 @@ func parse2Wiki(ctx context.Context, in io.Reader, name string, fn func(wikiRow)
 // parseNQOpen streams the lines of an NQ-open JSONL file ({"question", "answer": [...]}) into fn. Blank
 // lines are skipped.
 func parseNQOpen(ctx context.Context, in io.Reader, name string, fn func(nqOpenRow) error) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<16), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if line%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	return eachJSONLine(ctx, in, name, func(line int, b []byte) error {
 		if !utf8.Valid(b) {
 			return fmt.Errorf("%s: line %d: invalid UTF-8", name, line)
 		}
@@ -385,20 +370,14 @@ func parseNQOpen(ctx context.Context, in io.Reader, name string, fn func(nqOpenR
 			}
 			ans = []string{one}
 		}
-		if err := fn(nqOpenRow{Question: *r.Question, Answer: ans}); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: after line %d: %w", name, line, err)
-	}
-	return nil
+		return fn(nqOpenRow{Question: *r.Question, Answer: ans})
+	})
 }
 
 // parsePubMedQA streams the entries of PubMedQA's ori_pqal.json (a dict keyed by PMID) into fn, in
 // file order. The reasoning_*_pred strings become lists of characters, as on the Hugging Face Hub.
 func parsePubMedQA(ctx context.Context, in io.Reader, name string, fn func(pubmedRow) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(in, 1<<20))
+	dec := json.NewDecoder(in)
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("%s: not JSON: %w", name, err)
@@ -472,26 +451,19 @@ func readAliases(path string) (map[string][]string, error) {
 	}
 	defer f.Close()
 	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = eachJSONLine(context.Background(), f, path, func(line int, b []byte) error {
 		var r struct {
 			QID     string   `json:"Q_id"`
 			Aliases []string `json:"aliases"`
 		}
 		if err := json.Unmarshal(b, &r); err != nil || r.QID == "" {
-			return nil, fmt.Errorf("%s: line %d: want {\"Q_id\": ..., \"aliases\": [...]}", path, line)
+			return fmt.Errorf("%s: line %d: want {\"Q_id\": ..., \"aliases\": [...]}", path, line)
 		}
 		out[r.QID] = r.Aliases
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -55,6 +55,7 @@ type Warning struct {
 	Message string
 }
 
+// String formats the warning as "FILE: row N: column C: message".
 func (w Warning) String() string {
 	return fmt.Sprintf("%s: row %d: column %s: %s", w.File, w.Row, w.Column, w.Message)
 }
@@ -186,7 +187,7 @@ func resolve(spec string, opts LoadOptions) (*source, error) {
 		if !st.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
 			s, err := ReadSpec(spec)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w (a .yaml/.json SPEC must be a custom dataset spec; to load an official JSON release, convert it with 'ragbench datasets import')", err)
 			}
 			split := opts.Split
 			if split == "" {
@@ -387,7 +388,11 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Dataset, error) 
 		if j, dup := seen[ex.ID]; dup {
 			f, r := where(i)
 			f0, r0 := where(j)
-			return nil, fmt.Errorf("%s: row %d: column id: duplicate id %q (first at %s row %d)", f, r, ex.ID, f0, r0)
+			idCol := "id"
+			if src.mapping != nil && src.mapping.ID != "" {
+				idCol = src.mapping.ID
+			}
+			return nil, fmt.Errorf("%s: row %d: column %s: duplicate id %q (first at %s row %d)", f, r, idCol, ex.ID, f0, r0)
 		}
 		seen[ex.ID] = i
 		nonEmpty := ex.Answers[:0:0]
@@ -407,6 +412,9 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Dataset, error) 
 			}
 			warn(Warning{File: f, Row: r, Column: "answer", Message: msg + fmt.Sprintf(" (id %s)", ex.ID)})
 			ex.Answers = nonEmpty
+			if len(nonEmpty) == 0 {
+				ex.Answers = nil
+			}
 		}
 	}
 	ds.Total = len(all)

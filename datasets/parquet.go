@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ type table struct {
 	f    *os.File
 	pf   *parquet.File
 	rows int
+	size int64
 }
 
 // openTable opens a parquet file. Errors (and panics of the parquet library on corrupt input) name the file.
@@ -50,17 +52,37 @@ func openTable(path string) (t *table, err error) {
 	if st.Size() < 12 {
 		return nil, fmt.Errorf("%s: not a parquet file (%d bytes; truncated or empty)", path, st.Size())
 	}
+	// Check the magic bytes and the footer length before parquet-go sees the file: a corrupt length
+	// would make it allocate that many bytes.
+	var head, tail [8]byte
+	if _, err := f.ReadAt(head[:4], 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.ReadAt(tail[:], st.Size()-8); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if string(head[:4]) != "PAR1" || string(tail[4:]) != "PAR1" {
+		return nil, fmt.Errorf("%s: not a readable parquet file (no PAR1 magic at the start and end: truncated, or not parquet)", path)
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n <= 0 || n > st.Size()-12 {
+		return nil, fmt.Errorf("%s: not a readable parquet file (footer length %d in a file of %d bytes: corrupt)", path, n, st.Size())
+	}
+	if err := checkFooter(f, st.Size(), n); err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", path, err)
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file (missing footer: truncated or corrupt?): %w", path, err)
 	}
-	n := pf.NumRows()
-	if n < 0 || n > 1<<31 {
-		return nil, fmt.Errorf("%s: corrupt parquet footer: %d rows", path, n)
+	rows := pf.NumRows()
+	if rows < 0 || rows > 1<<31 {
+		return nil, fmt.Errorf("%s: corrupt parquet footer: %d rows", path, rows)
 	}
-	return &table{path: path, f: f, pf: pf, rows: int(n)}, nil
+	return &table{path: path, f: f, pf: pf, rows: int(rows), size: st.Size()}, nil
 }
 
+// Close closes the file.
 func (t *table) Close() error { return t.f.Close() }
 
 // columns lists the logical leaf column paths of the file (list wrappers removed), in schema order.
@@ -182,6 +204,9 @@ func (t *table) read(c *column) (rows []cell, err error) {
 			err = fmt.Errorf("%s: column %s: corrupt data: %v", t.path, c.name, r)
 		}
 	}()
+	if err := checkPages(t.f, t.size, t.pf, c.leaf); err != nil {
+		return nil, fmt.Errorf("%s: column %s: corrupt file: %w", t.path, c.name, err)
+	}
 	rows = make([]cell, 0, t.rows)
 	pages := c.leaf.Pages()
 	defer pages.Close()

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -171,9 +172,11 @@ type Paired struct {
 // every example's pair is swapped with probability 1/2, and P = (c+1)/(rounds+1) where c counts the
 // rounds whose |mean difference| is at least the observed one (within 1e-12). The interval on the
 // difference is a paired percentile bootstrap with b resamples. Both are seeded.
-func PairedTest(a, b []float64, rounds, resamples int, level float64, seed uint64) Paired {
+//
+// It returns an error when a and b differ in length.
+func PairedTest(a, b []float64, rounds, resamples int, level float64, seed uint64) (Paired, error) {
 	if len(a) != len(b) {
-		panic("metrics.PairedTest: a and b differ in length") // programming error, not input
+		return Paired{}, fmt.Errorf("paired test: the two systems have %d and %d scores; they must score the same examples", len(a), len(b))
 	}
 	n := len(a)
 	d := make([]float64, n)
@@ -184,7 +187,7 @@ func PairedTest(a, b []float64, rounds, resamples int, level float64, seed uint6
 	res.Delta = Bootstrap([][]float64{d}, resamples, level, seed)[0]
 	if n == 0 {
 		res.P = 1
-		return res
+		return res, nil
 	}
 	obs := math.Abs(sum(d))
 	rng := newRand(seed + 1)
@@ -207,7 +210,7 @@ func PairedTest(a, b []float64, rounds, resamples int, level float64, seed uint6
 		}
 	}
 	res.P = float64(c+1) / float64(rounds+1)
-	return res
+	return res, nil
 }
 
 func sum(xs []float64) float64 {

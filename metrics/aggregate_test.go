@@ -22,7 +22,10 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
-			s := Classify(tc.gold, tc.pred)
+			s, err := Classify(tc.gold, tc.pred)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !near(s.Accuracy, tc.acc) || !near(s.MacroF1, tc.macro) || !reflect.DeepEqual(s.Labels, tc.labels) {
 				t.Fatalf("Classify = %+v, want acc %v macro %v labels %q", s, tc.acc, tc.macro, tc.labels)
 			}
@@ -128,14 +131,17 @@ func TestPairedTest(t *testing.T) {
 	a := []float64{1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1}
 	b := []float64{0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1}
 	exact := exactPermutationP(a, b)
-	got := PairedTest(a, b, 20000, 1000, 0.95, 5)
+	got, err := PairedTest(a, b, 20000, 1000, 0.95, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if math.Abs(got.P-exact) > 0.01 {
 		t.Fatalf("approximate randomization p %.4f, exact %.4f", got.P, exact)
 	}
 	if !near(got.Delta.Mean, 4.0/12) {
 		t.Fatalf("delta %v, want 1/3", got.Delta.Mean)
 	}
-	if same := PairedTest(a, a, 1000, 100, 0.95, 5); same.P != 1 || same.Delta.Mean != 0 {
+	if same, _ := PairedTest(a, a, 1000, 100, 0.95, 5); same.P != 1 || same.Delta.Mean != 0 {
 		t.Fatalf("identical systems: %+v", same)
 	}
 	ones := make([]float64, 100)
@@ -143,7 +149,16 @@ func TestPairedTest(t *testing.T) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	if far := PairedTest(ones, zeros, 999, 100, 0.95, 5); far.P != 1.0/1000 {
+	if far, _ := PairedTest(ones, zeros, 999, 100, 0.95, 5); far.P != 1.0/1000 {
 		t.Fatalf("always-better system: p %v, want 1/1000", far.P)
+	}
+}
+
+func TestMismatchedLengthsAreErrors(t *testing.T) {
+	if _, err := Classify([]string{"yes"}, nil); err == nil {
+		t.Fatal("Classify with 1 gold and 0 predicted labels: want an error, not a panic or a score")
+	}
+	if _, err := PairedTest([]float64{1, 0}, []float64{1}, 10, 10, 0.95, 1); err == nil {
+		t.Fatal("PairedTest over 2 and 1 scores: want an error")
 	}
 }

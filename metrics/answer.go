@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -153,3 +154,81 @@ func F1(prediction string, golds []string) (f1, precision, recall float64) {
 // SubEM returns 1 when any normalised gold answer is a substring of the normalised prediction
 // ("acc" in FlashRAG and the adaptive-retrieval papers), else 0.
 func SubEM(prediction string, golds []string) float64 { return NewGold(golds).Score(prediction).Acc }
+
+// scratch holds reusable buffers for scoring many predictions without allocating.
+type scratch struct {
+	pbuf, gbuf []byte
+	ptoks      [][]byte
+	gtoks      [][]byte
+	used       []bool
+}
+
+// splitSpaces appends the single-space separated fields of a normalised answer to dst.
+func splitSpaces(dst [][]byte, b []byte) [][]byte {
+	dst = dst[:0]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, ' ')
+		if i < 0 {
+			return append(dst, b)
+		}
+		dst = append(dst, b[:i])
+		b = b[i+1:]
+	}
+	return dst
+}
+
+func isSpecialBytes(b []byte) bool {
+	s := string(b) // no allocation: used only in comparisons
+	return s == "yes" || s == "no" || s == "noanswer"
+}
+
+// score computes the same scores as NewGold(answers).Score(prediction) without allocating
+// (duplicate gold answers do not change a maximum, so they need not be removed).
+func (s *scratch) score(prediction string, answers []string) AnswerScores {
+	var out AnswerScores
+	s.pbuf = text.AppendNormalizedAnswer(s.pbuf[:0], prediction)
+	pn := s.pbuf
+	s.ptoks = splitSpaces(s.ptoks, pn)
+	for _, a := range answers {
+		s.gbuf = text.AppendNormalizedAnswer(s.gbuf[:0], a)
+		gn := s.gbuf
+		if bytes.Equal(pn, gn) {
+			out.EM = 1
+		}
+		if bytes.Contains(pn, gn) {
+			out.Acc = 1
+		}
+		if (isSpecialBytes(pn) || isSpecialBytes(gn)) && !bytes.Equal(pn, gn) {
+			continue
+		}
+		s.gtoks = splitSpaces(s.gtoks, gn)
+		if len(s.ptoks) == 0 || len(s.gtoks) == 0 {
+			continue
+		}
+		if cap(s.used) < len(s.gtoks) {
+			s.used = make([]bool, len(s.gtoks))
+		}
+		used := s.used[:len(s.gtoks)]
+		clear(used)
+		same := 0
+		for _, x := range s.ptoks {
+			for j, y := range s.gtoks {
+				if !used[j] && bytes.Equal(x, y) {
+					used[j] = true
+					same++
+					break
+				}
+			}
+		}
+		if same == 0 {
+			continue
+		}
+		p := float64(same) / float64(len(s.ptoks))
+		r := float64(same) / float64(len(s.gtoks))
+		f := 2 * p * r / (p + r)
+		out.F1 = max(out.F1, f)
+		out.Precision = max(out.Precision, p)
+		out.Recall = max(out.Recall, r)
+	}
+	return out
+}

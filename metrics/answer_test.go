@@ -42,6 +42,10 @@ func TestAnswerScores(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
 			got := NewGold(tc.golds).Score(tc.pred)
+			var sc scratch
+			if fast := sc.score(tc.pred, tc.golds); fast != got {
+				t.Fatalf("allocation-free scorer %+v differs from Gold.Score %+v", fast, got)
+			}
 			if !near(got.EM, tc.want.EM) || !near(got.F1, tc.want.F1) || !near(got.Precision, tc.want.Precision) ||
 				!near(got.Recall, tc.want.Recall) || !near(got.Acc, tc.want.Acc) {
 				t.Fatalf("Score(%q, %q) = %+v, want %+v", tc.pred, tc.golds, got, tc.want)
@@ -127,4 +131,25 @@ func TestAnswerRecall(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzScoreAgreement(f *testing.F) {
+	f.Add("the city of Paris", "Paris", "paris france")
+	f.Add("yes", "no", "yes it is")
+	f.Fuzz(func(t *testing.T, pred, g1, g2 string) {
+		golds := []string{g1, g2, g1}
+		var sc scratch
+		a, b := NewGold(golds).Score(pred), sc.score(pred, golds)
+		if a != b {
+			t.Fatalf("Gold.Score %+v != scratch.score %+v for %q vs %q", a, b, pred, golds)
+		}
+		for _, v := range []float64{a.EM, a.F1, a.Precision, a.Recall, a.Acc} {
+			if v < 0 || v > 1 || v != v {
+				t.Fatalf("score %v out of [0,1]", v)
+			}
+		}
+		if a.EM == 1 && a.Acc != 1 {
+			t.Fatalf("EM without acc: %+v", a)
+		}
+	})
 }

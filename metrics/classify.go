@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -39,14 +40,14 @@ type ClassScores struct {
 // Classify computes accuracy and macro-F1 as scikit-learn's accuracy_score and
 // f1_score(average="macro") do, which is what the PubMedQA evaluation script calls: the classes are
 // the union of the gold and predicted labels, and a class whose precision or recall is undefined
-// (0/0) gets 0 for it. gold and pred must have the same length.
-func Classify(gold, pred []string) ClassScores {
+// (0/0) gets 0 for it. It returns an error when gold and pred differ in length.
+func Classify(gold, pred []string) (ClassScores, error) {
 	if len(gold) != len(pred) {
-		panic("metrics.Classify: gold and pred differ in length") // programming error, not input
+		return ClassScores{}, fmt.Errorf("classify: %d gold labels but %d predicted labels", len(gold), len(pred))
 	}
 	s := ClassScores{N: len(gold)}
 	if len(gold) == 0 {
-		return s
+		return s, nil
 	}
 	set := map[string]bool{}
 	for i := range gold {
@@ -67,7 +68,7 @@ func Classify(gold, pred []string) ClassScores {
 		gi[i], pi[i] = idx[gold[i]], idx[pred[i]]
 	}
 	s.Accuracy, s.MacroF1, s.F1 = classCounts(gi, pi, len(s.Labels), nil)
-	return s
+	return s, nil
 }
 
 // classCounts computes accuracy, macro-F1 and per-class F1 from label indices, over the rows in

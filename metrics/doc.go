@@ -44,7 +44,9 @@
 //
 // with two documented match rules:
 //
-//   - MatchSubstring (FlashRAG retrieval_recall): norm(g) is a substring of norm(d).
+//   - MatchSubstring (FlashRAG retrieval_recall): norm(g) is a substring of norm(d). FlashRAG
+//     applies it to a document's "contents" field, which in its corpora is the title in quotes, a
+//     newline and the text; pass the passage in whichever form the retriever returns it.
 //   - MatchTokens (DPR has_answer, match_type "string", used by DPR and LongRAG): with
 //     w(s) = the lower-cased DPR SimpleTokenizer tokens of NFD(s) (text.MatchWords), w(g) occurs as
 //     a contiguous run in w(d). An answer with no tokens matches every passage, as in DPR.

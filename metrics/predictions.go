@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -18,6 +19,14 @@ type Predictions struct {
 	IDs []string
 	// Format is "jsonl" or "hotpotqa".
 	Format string
+	// Errored counts JSONL records with a non-empty "error" field (as `ragbench predict` writes for a
+	// failed example): they are not predictions, so their examples count as missing unless a later
+	// record for the same id (a resumed run's retry) succeeded.
+	Errored int
+	// Models lists, in order of first appearance, the distinct values of the JSONL records' "model"
+	// field (as `ragbench predict` writes it: the model name, or "offline reader (no LLM)"), so that a
+	// report can always say which system made the predictions.
+	Models []string
 }
 
 // maxPredictionLine bounds one JSONL line (16 MiB).
@@ -27,7 +36,8 @@ const maxPredictionLine = 16 << 20
 //
 //   - JSONL, one object per line with an id field ("id", "qid" or "_id"; a string or an integer) and
 //     a prediction field ("prediction", "pred" or "answer", a string). Blank lines are skipped. This
-//     also reads DRAGIN/QuCo-RAG output files ({"qid", "prediction", ...}).
+//     also reads DRAGIN/QuCo-RAG output files ({"qid", "prediction", ...}) and `ragbench predict`
+//     output, whose records with a non-empty "error" field are skipped and counted in Errored.
 //   - the official HotpotQA prediction JSON, an object {"answer": {id: text, ...}, "sp": ...}.
 //
 // name is used in error messages. A duplicate id is an error naming both lines, since it is
@@ -111,6 +121,13 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 		if err != nil {
 			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
 		}
+		if m := stringField(rec, "model"); m != "" && !slices.Contains(p.Models, m) {
+			p.Models = append(p.Models, m)
+		}
+		if errored(rec) {
+			p.Errored++
+			continue
+		}
 		text, err := predictionField(rec)
 		if err != nil {
 			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
@@ -125,10 +142,29 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("predictions %s: after line %d: %w", name, n, err)
 	}
-	if len(p.IDs) == 0 {
+	if len(p.IDs) == 0 && p.Errored == 0 {
 		return nil, fmt.Errorf("predictions %s: no predictions", name)
 	}
 	return p, nil
+}
+
+// errored reports whether a record carries a non-empty string "error" field.
+// stringField returns rec[key] when it is a JSON string, else "".
+func stringField(rec map[string]json.RawMessage, key string) string {
+	var s string
+	if raw, ok := rec[key]; ok && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func errored(rec map[string]json.RawMessage) bool {
+	raw, ok := rec["error"]
+	if !ok {
+		return false
+	}
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s != ""
 }
 
 func idField(rec map[string]json.RawMessage) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,9 @@ func TestReadPredictions(t *testing.T) {
 		{"{\"id\": \"a\", \"prediction\": \"x\"}\nnot json\n", nil, nil, "", "p.jsonl:2: not a JSON object", "corrupt line"},
 		{"{\"id\": \"a\", \"prediction\": \"\xff\"}\n", nil, nil, "", "p.jsonl:1: invalid UTF-8", "invalid UTF-8"},
 		{"{\"answer\": {\"a\": 1}}", nil, nil, "", "answer for id \"a\": want a string", "HotpotQA answer of the wrong type"},
+		{"{\"id\": \"a\", \"prediction\": \"\", \"error\": \"429\"}\n{\"id\": \"b\", \"prediction\": \"y\", \"error\": \"\"}\n{\"id\": \"a\", \"prediction\": \"x\"}\n",
+			map[string]string{"a": "x", "b": "y"}, []string{"b", "a"}, "jsonl", "", "ragbench predict output: an errored record is skipped and a retry of its id is no duplicate; an empty error is none"},
+		{"{\"id\": \"a\", \"prediction\": \"\", \"error\": \"boom\"}\n", map[string]string{}, nil, "jsonl", "", "only errored records: no predictions, no error (all missing)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
@@ -46,7 +50,7 @@ func TestReadPredictions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(p.Text, tc.want) || !reflect.DeepEqual(p.IDs, tc.ids) || p.Format != tc.format {
+			if !reflect.DeepEqual(p.Text, tc.want) || !reflect.DeepEqual(p.IDs, tc.ids) || p.Format != tc.format || (p.Errored > 0) != strings.Contains(tc.in, "\"error\": \"") {
 				t.Fatalf("got %+v", p)
 			}
 		})
@@ -76,4 +80,20 @@ func FuzzReadPredictions(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadPredictionsModels(t *testing.T) {
+	in := `{"id":"a","prediction":"x","model":"offline reader (no LLM)"}
+{"id":"b","prediction":"y","model":"Qwen/Qwen2.5-7B-Instruct"}
+{"id":"c","prediction":"z","model":"offline reader (no LLM)"}
+{"id":"d","prediction":"w"}
+`
+	p, err := ReadPredictions(strings.NewReader(in), "p.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"offline reader (no LLM)", "Qwen/Qwen2.5-7B-Instruct"}
+	if !slices.Equal(p.Models, want) {
+		t.Fatalf("Models = %q, want %q (distinct, in order of first appearance)", p.Models, want)
+	}
 }

@@ -56,7 +56,10 @@ type Summary struct {
 	N       int `json:"n"`
 	Missing int `json:"n_missing"`
 	// Unknown counts predictions whose id is not among the examples (they are not scored).
-	Unknown   int      `json:"n_unknown"`
+	Unknown int `json:"n_unknown"`
+	// Models names the systems that made the predictions, when the predictions file says (see
+	// Predictions.Models); the offline reader appears as "offline reader (no LLM)".
+	Models    []string `json:"models,omitempty"`
 	EM        Interval `json:"em"`
 	F1        Interval `json:"f1"`
 	Precision Interval `json:"precision"`
@@ -87,6 +90,7 @@ func Score(examples []datasets.Example, preds map[string]string, order []string,
 	opts = opts.withDefaults()
 	records = make([]Record, len(examples))
 	matched := 0
+	var sc scratch
 	classify := false
 	for i := range examples {
 		ex := &examples[i]
@@ -96,7 +100,7 @@ func Score(examples []datasets.Example, preds map[string]string, order []string,
 			matched++
 			rec.Prediction = p
 			rec.Answer = opts.Extractor.Extract(p)
-			rec.AnswerScores = NewGold(ex.Answers).Score(rec.Answer)
+			rec.AnswerScores = sc.score(rec.Answer, ex.Answers)
 		} else {
 			rec.Missing = true
 			sum.Missing++
@@ -159,7 +163,7 @@ func classSummary(records []Record, opts Options) *ClassSummary {
 	for i, r := range records {
 		gold[i], pred[i] = r.Label, r.PredLabel
 	}
-	cs := Classify(gold, pred)
+	cs, _ := Classify(gold, pred) // gold and pred are built from the same records: equal lengths
 	idx := make(map[string]int, len(cs.Labels))
 	for i, l := range cs.Labels {
 		idx[l] = i

@@ -129,10 +129,43 @@ func BenchmarkScore100k(b *testing.B) {
 		for b.Loop() {
 			Score(ex, preds, nil, Options{Resamples: -1})
 		}
+		b.ReportMetric(float64(len(ex))*float64(b.N)/b.Elapsed().Seconds(), "preds/s")
 	})
 	b.Run("ci-1000", func(b *testing.B) {
 		for b.Loop() {
 			Score(ex, preds, nil, Options{Resamples: 1000, Seed: 1})
+		}
+		b.ReportMetric(float64(len(ex))*float64(b.N)/b.Elapsed().Seconds(), "preds/s")
+	})
+}
+
+// BenchmarkBootstrap100k compares the grouped (multinomial) bootstrap that Score uses with its peer,
+// plain index resampling, on 100,000 0/1 scores and 1,000 resamples.
+func BenchmarkBootstrap100k(b *testing.B) {
+	xs := make([]float64, 100000)
+	for i := range xs {
+		if i%3 == 0 {
+			xs[i] = 1
+		}
+	}
+	b.Run("grouped", func(b *testing.B) {
+		for b.Loop() {
+			Bootstrap([][]float64{xs}, 1000, 0.95, 1)
+		}
+	})
+	b.Run("indices", func(b *testing.B) {
+		mean := func(s []int) float64 {
+			t := 0.0
+			if s == nil {
+				return Mean(xs)
+			}
+			for _, i := range s {
+				t += xs[i]
+			}
+			return t / float64(len(s))
+		}
+		for b.Loop() {
+			BootstrapStat(len(xs), 1000, 0.95, 1, mean)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/urfave/cli/v2"
@@ -86,6 +87,13 @@ func init() {
 				ArgsUsage: "SPEC",
 				Flags:     datasetFlags(),
 				Action:    datasetsExport,
+			},
+			{
+				Name:      "bench",
+				Usage:     "time loading a dataset: p50/p99 latency and rows per second over -n loads",
+				ArgsUsage: "SPEC",
+				Flags:     append(datasetFlags(), &cli.IntFlag{Name: "n", Value: 20, Usage: "number of loads"}),
+				Action:    datasetsBench,
 			},
 			{
 				Name:      "import",
@@ -265,6 +273,44 @@ func datasetsExport(c *cli.Context) error {
 		}
 	}
 	printWarnings(c.App.ErrWriter, ds.Warnings)
+	return nil
+}
+
+func datasetsBench(c *cli.Context) error {
+	spec, err := oneArg(c, "SPEC")
+	if err != nil {
+		return err
+	}
+	opts, err := datasetOptions(c)
+	if err != nil {
+		return err
+	}
+	n := c.Int("n")
+	if n < 1 {
+		return usagef("bench: -n must be at least 1")
+	}
+	var times []time.Duration
+	rows := 0
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		ds, err := datasets.Load(c.Context, spec, opts)
+		if err != nil {
+			return err
+		}
+		times = append(times, time.Since(t0))
+		rows = len(ds.Examples)
+		if i == 0 {
+			fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", ds.Name, rows, n)
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	var sum time.Duration
+	for _, d := range times {
+		sum += d
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", rows, n,
+		ms(times[(len(times)-1)/2]), ms(times[int(0.99*float64(len(times)-1))]), ms(sum/time.Duration(n)), float64(rows*n)/sum.Seconds())
 	return nil
 }
 

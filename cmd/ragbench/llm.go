@@ -27,6 +27,9 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cache", Usage: "response cache file (SQLite); empty: no cache"},
 		&cli.StringFlag{Name: "cache-mode", Usage: "off, read, readwrite or replay-only (default readwrite with --cache)"},
 		&cli.BoolFlag{Name: "chat", Usage: "use /v1/chat/completions instead of /v1/completions with a raw prompt"},
+		&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "requests in flight at most"},
+		&cli.IntFlag{Name: "rpm", Usage: "requests per minute at most (0: no limit)"},
+		&cli.IntFlag{Name: "tpm", Usage: "tokens per minute at most (0: no limit)"},
 	}
 }
 
@@ -39,7 +42,13 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		Timeout:    c.Duration("timeout"),
 		MaxRetries: c.Int("max-retries"),
 		Cache:      llm.CacheConfig{Path: c.String("cache")},
+		RPM:        c.Int("rpm"),
+		TPM:        c.Int("tpm"),
 	}
+	if c.Int("concurrency") <= 0 {
+		return cfg, usagef("--concurrency must be positive")
+	}
+	cfg.Concurrency = c.Int("concurrency")
 	if m := c.String("cache-mode"); m != "" {
 		mode, err := llm.ParseCacheMode(m)
 		if err != nil {
@@ -85,6 +94,19 @@ func init() {
 					&cli.BoolFlag{Name: "json", Usage: "print the response as JSON"},
 				),
 				Action: llmComplete,
+			},
+			{
+				Name:      "bench",
+				Usage:     "send many requests from concurrent workers; report throughput and latency p50/p90/p99",
+				ArgsUsage: " ",
+				Flags: append(llmFlags(),
+					&cli.IntFlag{Name: "requests", Value: 200, Usage: "number of requests"},
+					&cli.IntFlag{Name: "workers", Value: 16, Usage: "concurrent workers (also raises --concurrency to match)"},
+					&cli.IntFlag{Name: "max-tokens", Value: 16, Usage: "maximum completion tokens per request"},
+					&cli.IntFlag{Name: "logprobs", Value: 0, Usage: "top alternatives per token"},
+					&cli.DurationFlag{Name: "simulate", Usage: "bench against an in-process simulated server answering after this delay (no network, no model)"},
+				),
+				Action: llmBench,
 			},
 		},
 	})

@@ -36,7 +36,15 @@ func TestLLMCommands(t *testing.T) {
 		{"no prompt is a usage error", append([]string{"llm", "complete"}, conn...), 2, nil},
 		{"bad cache mode is a usage error", append(append([]string{"llm", "complete", "--cache-mode", "sometimes"}, conn...), "x"), 2, nil},
 		{"missing model is a usage error", []string{"llm", "ping", "--base-url", srv.BaseURL()}, 2, nil},
+		{"bench against a simulated server", []string{"llm", "bench", "--simulate", "20ms", "--workers", "8", "--requests", "40"},
+			0, []string{"requests 40 ok, 0 failed", "latency p50 ", "completion 120"}},
+		{"bench against the fake server", append([]string{"llm", "bench", "--workers", "4", "--requests", "8", "--logprobs", "2"}, conn...),
+			0, []string{"requests 8 ok, 0 failed"}},
+		{"bench with no requests is a usage error", []string{"llm", "bench", "--simulate", "1ms", "--requests", "0"}, 2, nil},
 		{"unknown backend fails", []string{"llm", "ping", "--backend", "nonesuch"}, 1, nil},
+		{"offline backend completes with logprobs", []string{"llm", "complete", "--backend", "offline", "--logprobs", "1",
+			"Context:\n[1] Paris is the capital of France.\n\nQuestion: What is the capital of France?\nAnswer:"},
+			0, []string{"So the answer is Paris.", "model: offline reader (no LLM)", "tokens: "}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -85,17 +85,11 @@ func scoreAction(c *cli.Context) error {
 	if l := c.Float64("level"); l <= 0 || l >= 1 {
 		return usagef("--level %v: want a number between 0 and 1", l)
 	}
-	stderr := c.App.ErrWriter
-	spec := c.String("dataset")
 	// Load everything, so that predictions for examples outside --limit/--sample are not "unknown".
-	ds, err := datasets.Load(c.Context, spec, datasets.LoadOptions{})
+	ds, examples, err := loadSelected(c)
 	if err != nil {
 		return err
 	}
-	for _, w := range ds.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	examples := datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed"))
 
 	ext := metrics.Extractor(c.String("extract"))
 	if ext == "auto" {
@@ -127,8 +121,12 @@ func scoreAction(c *cli.Context) error {
 		em, bem := column(rep.records, func(r metrics.Record) float64 { return r.EM }), column(brecs, func(r metrics.Record) float64 { return r.EM })
 		f1, bf1 := column(rep.records, func(r metrics.Record) float64 { return r.F1 }), column(brecs, func(r metrics.Record) float64 { return r.F1 })
 		rounds := 10000
-		br.EM = metrics.PairedTest(em, bem, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed)
-		br.F1 = metrics.PairedTest(f1, bf1, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed)
+		if br.EM, err = metrics.PairedTest(em, bem, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed); err != nil {
+			return fmt.Errorf("compare with %s: %w", b, err)
+		}
+		if br.F1, err = metrics.PairedTest(f1, bf1, rounds, max(opts.Resamples, 0), opts.Level, opts.Seed); err != nil {
+			return fmt.Errorf("compare with %s: %w", b, err)
+		}
 		rep.Baseline = br
 	}
 	if out := c.String("out"); out != "" {
@@ -137,6 +135,23 @@ func scoreAction(c *cli.Context) error {
 		}
 	}
 	return writeScoreTable(c.App.Writer, format, rep)
+}
+
+// loadSelected loads the whole dataset of --dataset, reports its first warnings on stderr, and
+// returns it with the examples selected by --limit or --sample/--seed.
+func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error) {
+	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, w := range ds.Warnings {
+		if i == 5 {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
+			break
+		}
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	}
+	return ds, datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed")), nil
 }
 
 // scoreFile reads one predictions file and scores it, reporting unknown ids as a counted warning.
@@ -155,6 +170,9 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 	if err != nil {
 		return nil, metrics.Summary{}, err
 	}
+	if preds.Errored > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, preds.Errored)
+	}
 	recs, sum, unknown := metrics.Score(examples, preds.Text, preds.IDs, opts)
 	// Predictions for examples that exist but fall outside --limit/--sample are not unknown.
 	var stray []string
@@ -167,6 +185,7 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 		}
 	}
 	sum.Unknown = len(stray)
+	sum.Models = preds.Models
 	if len(stray) > 0 {
 		shown := stray[:min(len(stray), 5)]
 		msg := fmt.Sprintf("%s: %d prediction(s) for ids not in the dataset were not scored (first: %s)", name, len(stray), strings.Join(quoteAll(shown), ", "))
@@ -241,6 +260,10 @@ type tableRow struct {
 
 func rowsOf(rep *scoreReport) []tableRow {
 	mk := func(name string, s metrics.Summary) tableRow {
+		if len(s.Models) > 0 {
+			// Every report says which system answered; the offline reader is never mistaken for an LLM.
+			name += " [" + strings.Join(s.Models, ", ") + "]"
+		}
 		r := tableRow{name: name, sum: s, cols: []string{"EM", "F1", "acc"}, metrics: []metrics.Interval{s.EM, s.F1, s.Acc}}
 		if s.Classification != nil {
 			r.cols = append(r.cols, "accuracy", "macro-F1")

@@ -296,3 +296,62 @@ func TestScoreBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestScoreBaseline compares gold answers with a perturbed copy: the paired test must see the gap.
+func TestScoreBaseline(t *testing.T) {
+	data := testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
+	ds, err := datasets.Load(context.Background(), data, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	em, _, _, _ := writePredictions(t, "base.jsonl", ds.Examples)
+	var b strings.Builder
+	for _, ex := range ds.Examples {
+		line, _ := json.Marshal(map[string]string{"id": ex.ID, "prediction": ex.Answers[0]})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	os.WriteFile("gold.jsonl", []byte(b.String()), 0o644)
+	out, stderr, code := runCLI(t, "score", "--dataset", data, "--predictions", "gold.jsonl", "--baseline", "base.jsonl", "--format", "json", "--resamples", "200")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Baseline struct {
+			EM struct {
+				Delta struct{ Mean, Lo, Hi float64 }
+				P     float64
+			} `json:"em_vs_baseline"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Baseline.EM
+	if math.Abs(d.Delta.Mean-(1-em)) > 1e-12 || d.Delta.Lo <= 0 || d.P > 0.001 {
+		t.Fatalf("EM delta %+v p %v, want %v > 0 with p < 0.001", d.Delta, d.P, 1-em)
+	}
+	md, _, _ := runCLI(t, "score", "--dataset", data, "--predictions", "gold.jsonl", "--baseline", "base.jsonl", "--resamples", "200")
+	if !strings.Contains(md, "Paired comparison with base.jsonl") {
+		t.Fatalf("markdown lacks the comparison:\n%s", md)
+	}
+}
+
+func TestScoreNamesTheSystem(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p.jsonl")
+	rec := `{"id":"5a8b57f25542995d1e6f1371","prediction":"yes","model":"offline reader (no LLM)"}` + "\n"
+	if err := os.WriteFile(p, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Data(t, "hotpotqa/distractor")
+	for _, format := range []string{"md", "csv", "json", "tex"} {
+		out, stderr, code := runCLI(t, "score", "--dataset", "hotpotqa-distractor", "--predictions", p, "--resamples", "0", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		if !strings.Contains(out, "offline reader (no LLM)") {
+			t.Fatalf("%s table does not say the offline reader made the predictions:\n%s", format, out)
+		}
+	}
+}

@@ -144,6 +144,24 @@ func openDPR(path string) (Reader, error) {
 	return &dprReader{lr}, nil
 }
 
+// ParseDPRLine parses one line of a DPR psgs_w100 TSV, "id \t text \t title" (without its line end),
+// undoing CSV quoting of a field the way Python's csv module (used by DPR's and DRAGIN's readers) does
+// for a field that is a whole quoted string. The error names the field at fault but not the position;
+// callers add file and line.
+func ParseDPRLine(line string) (Document, error) {
+	parts := strings.Split(line, "\t")
+	if len(parts) != 3 {
+		return Document{}, fmt.Errorf("want 3 tab-separated fields (id, text, title), got %d", len(parts))
+	}
+	if parts[0] == "" {
+		return Document{}, errors.New("field id is empty")
+	}
+	if !utf8.ValidString(line) {
+		return Document{}, errors.New("field text or title is not valid UTF-8")
+	}
+	return Document{ID: parts[0], Text: unquoteCSV(parts[1]), Title: unquoteCSV(parts[2])}, nil
+}
+
 // unquoteCSV undoes CSV quoting of a field ("a ""b""" -> a "b") when the field is a valid quoted CSV
 // field; other fields, including text that merely starts with a quote, are returned unchanged.
 func unquoteCSV(s string) string {
@@ -176,16 +194,9 @@ func (r *dprReader) Next() (Document, error) {
 		if line == "" {
 			continue
 		}
-		parts := strings.Split(line, "\t")
-		if len(parts) != 3 {
-			return Document{}, fmt.Errorf("%s:%d: want 3 tab-separated fields (id, text, title), got %d", r.path, r.line, len(parts))
-		}
-		d := Document{ID: parts[0], Text: unquoteCSV(parts[1]), Title: unquoteCSV(parts[2])}
-		if d.ID == "" {
-			return Document{}, fmt.Errorf("%s:%d: field id is empty", r.path, r.line)
-		}
-		if err := checkUTF8(r.path, r.line, "text", line); err != nil {
-			return Document{}, err
+		d, err := ParseDPRLine(line)
+		if err != nil {
+			return Document{}, fmt.Errorf("%s:%d: %w", r.path, r.line, err)
 		}
 		return d, nil
 	}

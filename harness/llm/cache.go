@@ -149,6 +149,44 @@ func (s *Store) Put(ctx context.Context, key [32]byte, id Identity, req Request,
 	return nil
 }
 
+// Entry is one stored response, for PutMany.
+type Entry struct {
+	Key      [32]byte
+	ID       Identity
+	Request  Request
+	Response Response
+}
+
+// PutMany stores entries in one transaction (keys already present are kept). It is for importing and
+// for building large stores; Cache uses Put.
+func (s *Store) PutMany(ctx context.Context, entries []Entry) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("llm cache %s: begin: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	st := tx.StmtContext(ctx, s.put)
+	now := time.Now().Unix()
+	for _, e := range entries {
+		e.Response.Cached, e.Response.Latency, e.Response.Retries = false, 0, 0
+		rb, err := json.Marshal(e.Response)
+		if err != nil {
+			return fmt.Errorf("llm cache %s: encode response: %w", s.path, err)
+		}
+		qb, err := json.Marshal(e.Request)
+		if err != nil {
+			return fmt.Errorf("llm cache %s: encode request: %w", s.path, err)
+		}
+		if _, err := st.ExecContext(ctx, e.Key[:], e.ID.Backend, RedactURL(e.ID.BaseURL), e.ID.Model, string(qb), string(rb), now); err != nil {
+			return fmt.Errorf("llm cache %s: put: %w", s.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("llm cache %s: commit: %w", s.path, err)
+	}
+	return nil
+}
+
 // Len returns the number of stored responses.
 func (s *Store) Len(ctx context.Context) (int64, error) {
 	var n int64
@@ -255,6 +293,10 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 			return Response{}, ctx.Err()
 		}
 		if f.err != nil {
+			if ctx.Err() == nil && (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) {
+				// The leader's context ended, not ours: ask again (this caller may lead now).
+				return c.Generate(ctx, req)
+			}
 			return Response{}, f.err
 		}
 		r := f.resp

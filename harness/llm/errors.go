@@ -23,6 +23,7 @@ type StatusError struct {
 	RetryAfter time.Duration
 }
 
+// Error implements error.
 func (e *StatusError) Error() string {
 	msg := e.Message
 	if msg == "" {
@@ -42,6 +43,7 @@ type MalformedError struct {
 	Excerpt string
 }
 
+// Error implements error.
 func (e *MalformedError) Error() string {
 	return fmt.Sprintf("malformed response: %s; body %s", e.Reason, quoteExcerpt(e.Excerpt))
 }

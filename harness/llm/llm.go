@@ -1,7 +1,3 @@
-// Package llm is the generation layer: the Generator interface, an OpenAI-compatible backend (vLLM,
-// llama.cpp, Ollama, OpenAI) with log-probabilities, a response cache, retries and rate limits, and the
-// accounting decorator that records tokens, latency and cache hits for every call. The offline reader
-// (no LLM) lives in llm/offline.
 package llm
 
 import (

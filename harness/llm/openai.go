@@ -24,8 +24,8 @@ import (
 // connection errors with exponential backoff and jitter (honouring Retry-After), bounds concurrency
 // and enforces requests- and tokens-per-minute limits. It is safe for concurrent use.
 //
-// go-openai marshals the request and parses error bodies; the HTTP exchange goes through a small
-// HTTPDoer that keeps the raw body, so that Retry-After is visible, errors can quote the body, and
+// go-openai builds and sends the request (URL, headers, JSON body); the HTTP exchange goes through a
+// small HTTPDoer that keeps the raw body, so that Retry-After is visible, errors can quote the body, and
 // log-probabilities are decoded tolerantly in both servers' shapes (decode.go). The doer also puts
 // back "temperature": 0, which go-openai's omitempty tag would otherwise drop (servers then default
 // to temperature 1, which is not greedy).
@@ -208,6 +208,7 @@ type TransportError struct {
 	Timeout bool
 }
 
+// Error implements error.
 func (e *TransportError) Error() string {
 	if e.Timeout {
 		return "attempt timed out: " + e.Err.Error()
@@ -215,6 +216,7 @@ func (e *TransportError) Error() string {
 	return "transport: " + e.Err.Error()
 }
 
+// Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // retryable says whether err is worth retrying, and the server's Retry-After if any.
@@ -301,7 +303,7 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 		case c.status >= 300 || c.status < 200:
 			return Response{}, o.statusError(c)
 		}
-		// A 2xx body go-openai could not decode: decodeResponse below says why, with an excerpt.
+		// Any other error after a 2xx answer: decodeResponse below says what is wrong with the body.
 	}
 	resp, reported, derr := decodeResponse(req.Endpoint, c.body)
 	if derr != nil {
@@ -393,6 +395,7 @@ type doer struct {
 	maxBody int64
 }
 
+// Do implements go-openai's HTTPDoer.
 func (d *doer) Do(r *http.Request) (*http.Response, error) {
 	c, _ := r.Context().Value(captureKey{}).(*capture)
 	if c == nil {
@@ -410,7 +413,13 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 		c.transportErr = err
 		return nil, err
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
+	size := int64(4096)
+	if resp.ContentLength > 0 && resp.ContentLength <= d.maxBody {
+		size = resp.ContentLength + 1
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, d.maxBody+1))
+	body := buf.Bytes()
 	resp.Body.Close()
 	if err != nil {
 		c.transportErr = fmt.Errorf("read response body (HTTP %d, %d bytes read): %w", resp.StatusCode, len(body), err)
@@ -421,6 +430,11 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 		return nil, c.fatal
 	}
 	c.status, c.header, c.body = resp.StatusCode, resp.Header, body
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		// attempt decodes the kept body itself (decode.go); go-openai gets an empty object, so that
+		// a success is not decoded twice.
+		body = []byte("{}")
+	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))
 	return resp, nil

@@ -54,7 +54,7 @@ func NewBackend(cfg Config) (Generator, error) {
 	f, ok := backends[cfg.Backend]
 	backendsMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("llm: unknown backend %q (registered: %v)", cfg.Backend, Backends())
+		return nil, fmt.Errorf("llm: unknown backend %q (registered: %v; a backend registers itself when its package, e.g. harness/llm/offline, is linked into the program)", cfg.Backend, Backends())
 	}
 	g, err := f(cfg)
 	if err != nil {

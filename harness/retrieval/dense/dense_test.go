@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -37,12 +39,12 @@ func (r *sliceReader) Close() error { return nil }
 type tableEmbedder struct {
 	dim   int
 	vecs  map[string][]float32
-	calls int
+	calls atomic.Int64
 }
 
 func (e *tableEmbedder) Dim() int { return e.dim }
 func (e *tableEmbedder) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
-	e.calls++
+	e.calls.Add(1)
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		if v, ok := e.vecs[t]; ok {
@@ -255,8 +257,8 @@ func TestEmptyDocumentsAndZeroQueries(t *testing.T) {
 	if m := ix.Meta(); m.Empty != 1 || m.Zero != 1 || m.Count != 3 {
 		t.Fatalf("meta %+v", m)
 	}
-	if emb.calls != 1 {
-		t.Fatalf("embedder called %d times", emb.calls)
+	if emb.calls.Load() != 1 {
+		t.Fatalf("embedder called %d times", emb.calls.Load())
 	}
 	hits, err := ix.Retrieve(context.Background(), "nothing", 3)
 	if err != nil || len(hits) != 0 {
@@ -336,4 +338,78 @@ func TestVectorsAreNormalisedOnDisk(t *testing.T) {
 		}
 	}
 	_ = ix
+}
+
+func TestEmptyCorpusAndCancel(t *testing.T) {
+	ix, _ := buildIndex(t, nil, &tableEmbedder{dim: 3}, BuildOptions{})
+	if ix.Len() != 0 {
+		t.Fatalf("len %d", ix.Len())
+	}
+	hits, err := ix.Retrieve(context.Background(), "anything", 5)
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("empty index: %v %v", hits, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Build(ctx, &sliceReader{docs: randomDocs(10, 1)}, &tableEmbedder{dim: 3}, t.TempDir(), nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	if _, err := ix.SearchVectors(context.Background(), [][]float32{{1, 2}}, 3); err == nil && ix.Len() > 0 {
+		t.Fatal("wrong query dimension accepted")
+	}
+}
+
+func TestConcurrentSearch(t *testing.T) {
+	ix, _ := buildIndex(t, randomDocs(500, 5), &tableEmbedder{dim: 8}, BuildOptions{})
+	ix.maxRows = 64
+	want, err := ix.SearchBatch(context.Background(), []string{"q1", "q2"}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := ix.SearchBatch(context.Background(), []string{"q1", "q2"}, 5)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range got {
+				for j := range got[i] {
+					if got[i][j] != want[i][j] {
+						errs <- errors.New("concurrent search returned a different result")
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestBlankQueriesSkipTheEmbedder(t *testing.T) {
+	emb := &tableEmbedder{dim: 4}
+	ix, _ := buildIndex(t, randomDocs(20, 2), emb, BuildOptions{})
+	before := emb.calls.Load()
+	res, err := ix.SearchBatch(context.Background(), []string{"", "  ", "real"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || len(res[0]) != 0 || len(res[1]) != 0 || len(res[2]) != 3 {
+		t.Fatalf("results %v", res)
+	}
+	if emb.calls.Load() != before+1 {
+		t.Fatal("embedder not called exactly once")
+	}
+	hits, err := ix.Retrieve(context.Background(), "", 3)
+	if err != nil || hits == nil || len(hits) != 0 || emb.calls.Load() != before+1 {
+		t.Fatalf("blank Retrieve: %v %v", hits, err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -33,7 +34,8 @@ type Index struct {
 // Open opens the index in dir, checking every file's size and CRC-32C against meta.json, so that a
 // truncated or corrupt index is an error here rather than wrong results later. emb embeds queries; it
 // must be the embedder the index was built with. With emb nil, Open loads the LSA model saved in the
-// index (and fails if there is none).
+// index or, for an index built through an OpenAI-compatible endpoint, reconnects to the endpoint recorded
+// in meta.json (key from $OPENAI_API_KEY; $OPENAI_BASE_URL overrides the recorded URL).
 func Open(dir string, emb Embedder) (*Index, error) {
 	ix := &Index{dir: dir}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
@@ -95,21 +97,25 @@ func Open(dir string, emb Embedder) (*Index, error) {
 	}
 	if emb == nil {
 		p := filepath.Join(dir, lsaFile)
-		fi, ok := m.Files[lsaFile]
-		if !ok {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index %s: no embedder given and the index holds no LSA model (built with %v)", dir, m.Embedder)
+		if fi, ok := m.Files[lsaFile]; ok {
+			l, err := LoadLSA(p)
+			if err != nil {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index: %w", err)
+			}
+			if got, err := fileInfo(p); err != nil || got != fi {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index: %s does not match meta.json (corrupt)", p)
+			}
+			emb = l
+		} else {
+			e, err := embedderFromMeta(*m)
+			if err != nil {
+				ix.Close()
+				return nil, fmt.Errorf("open dense index %s: %w", dir, err)
+			}
+			emb = e
 		}
-		l, err := LoadLSA(p)
-		if err != nil {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index: %w", err)
-		}
-		if got, err := fileInfo(p); err != nil || got != fi {
-			ix.Close()
-			return nil, fmt.Errorf("open dense index: %s does not match meta.json (corrupt)", p)
-		}
-		emb = l
 	}
 	if emb.Dim() != m.Dim {
 		ix.Close()
@@ -206,19 +212,35 @@ func (ix *Index) SearchBatch(ctx context.Context, queries []string, k int) ([][]
 	if len(queries) == 0 {
 		return nil, nil
 	}
-	vecs, err := ix.emb.Embed(ctx, queries, Query)
+	// Blank queries get no hits without reaching the embedder (OpenAI-compatible servers reject "").
+	var live []string
+	var pos []int
+	for i, q := range queries {
+		if strings.TrimSpace(q) != "" {
+			live = append(live, q)
+			pos = append(pos, i)
+		}
+	}
+	out := make([][]retrieval.Hit, len(queries))
+	for i := range out {
+		out[i] = []retrieval.Hit{}
+	}
+	if len(live) == 0 {
+		return out, nil
+	}
+	vecs, err := ix.emb.Embed(ctx, live, Query)
 	if err != nil {
 		return nil, fmt.Errorf("dense search: embed queries: %w", err)
 	}
-	if len(vecs) != len(queries) {
-		return nil, fmt.Errorf("dense search: embedder returned %d vectors for %d queries", len(vecs), len(queries))
+	if len(vecs) != len(live) {
+		return nil, fmt.Errorf("dense search: embedder returned %d vectors for %d queries", len(vecs), len(live))
 	}
 	res, err := ix.SearchVectors(ctx, vecs, k)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]retrieval.Hit, len(res))
-	for q, rs := range res {
+	for j, rs := range res {
+		q := pos[j]
 		hits := make([]retrieval.Hit, len(rs))
 		for i, r := range rs {
 			d, err := ix.Doc(r.Row)
@@ -337,6 +359,7 @@ func (ix *Index) SearchNaive(queries [][]float32, k int) ([][]Result, error) {
 		row := make([]float32, 1)
 		for i := 0; i < n; i++ {
 			x := ix.vecs[i*dim : (i+1)*dim]
+			x = x[:len(v)] // lets the compiler drop the bounds check in the loop
 			var s float32
 			for j, a := range v {
 				s += a * x[j]

@@ -2,12 +2,14 @@ package dense
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +144,13 @@ func TestLSAOnNQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	l, err := FitLSA(ctx, r, LSAConfig{Dim: 256}, nil)
+	dim := 256
+	if s := os.Getenv("RAGBENCH_LSA_DIM"); s != "" {
+		if dim, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("RAGBENCH_LSA_DIM: %v", err)
+		}
+	}
+	l, err := FitLSA(ctx, r, LSAConfig{Dim: dim}, nil)
 	r.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -212,4 +220,72 @@ func TestLSAOnNQ(t *testing.T) {
 		}
 	}
 	t.Logf("fit %.1fs, search of %d questions %.2fs", fit.Seconds(), len(qs), search.Seconds())
+
+	// Gold-passage recall: the Lost-in-the-Middle oracle passage of each of its questions is in the
+	// corpus (ids nqgold-*); find it by its text.
+	byText := map[string]string{}
+	for i := 0; i < ix.Len(); i++ {
+		d, _ := ix.Doc(i)
+		byText[strings.Join(strings.Fields(d.Text), " ")] = d.ID
+	}
+	qIndex := map[string]int{}
+	for i, q := range qs {
+		qIndex[q] = i
+	}
+	gz, err := os.Open(testenv.Data(t, "raw/nq_docs/nq-open-oracle.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc = bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<24)
+	type goldQ struct {
+		q  int
+		id string
+	}
+	var golds []goldQ
+	missing := 0
+	for sc.Scan() {
+		var rec struct {
+			Question string `json:"question"`
+			Ctxs     []struct {
+				Text string `json:"text"`
+			} `json:"ctxs"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		qi, ok := qIndex[rec.Question]
+		id := ""
+		if len(rec.Ctxs) > 0 {
+			id = byText[strings.Join(strings.Fields(rec.Ctxs[0].Text), " ")]
+		}
+		if !ok || id == "" {
+			missing++
+			continue
+		}
+		golds = append(golds, goldQ{qi, id})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 5, 20} {
+		hit := 0
+		for _, g := range golds {
+			for _, h := range res[g.q][:min(k, len(res[g.q]))] {
+				if h.ID == g.id {
+					hit++
+					break
+				}
+			}
+		}
+		t.Logf("gold-passage recall@%d = %.4f (%d/%d oracle questions; %d without a findable gold passage)", k, float64(hit)/float64(len(golds)), hit, len(golds), missing)
+		if r := float64(hit) / float64(len(golds)); k == 5 && r < 0.4 {
+			t.Errorf("gold recall@5 %.4f is below the 0.4 floor", r)
+		}
+	}
 }

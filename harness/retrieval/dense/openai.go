@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,9 @@ type OpenAIConfig struct {
 	PassagePrefix string `yaml:"passage_prefix" json:"passage_prefix"`
 	// BatchSize is the number of texts per request (default 64).
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
+	// Concurrency is the number of requests in flight at once (default 1). TEI and vLLM batch
+	// concurrent requests on the server; raise it for large builds.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
 	// MaxRetries is the number of retries after a failed request (default 5). Network errors, 408, 409,
 	// 425, 429 and 5xx are retried; other HTTP errors fail at once.
 	MaxRetries int `yaml:"max_retries" json:"max_retries"`
@@ -98,19 +102,22 @@ type OpenAI struct {
 // text to learn the dimension.
 func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
+		cfg.BaseURL = getenv("OPENAI_BASE_URL")
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.openai.com/v1"
 	}
 	if cfg.APIKey == "" {
-		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+		cfg.APIKey = getenv("OPENAI_API_KEY")
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("openai embedder: no model given")
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 64
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 1
 	}
 	if cfg.MaxRetries < 0 {
 		cfg.MaxRetries = 0
@@ -161,6 +168,8 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	return e, nil
 }
 
+var getenv = os.Getenv
+
 // sanitizeURL drops user info, query and fragment from a URL, so that no credential reaches a cache key
 // or a log line.
 func sanitizeURL(s string) string {
@@ -186,7 +195,7 @@ func (e *OpenAI) Dim() int { return e.cfg.Dim }
 // Describe identifies the model for meta.json (never the key).
 func (e *OpenAI) Describe() map[string]string {
 	return map[string]string{"kind": "openai", "model": e.cfg.Model, "base_url": sanitizeURL(e.cfg.BaseURL),
-		"query_prefix": e.qp, "passage_prefix": e.pp, "dim": strconv.Itoa(e.cfg.Dim)}
+		"query_prefix": e.qp, "passage_prefix": e.pp, "dim": strconv.Itoa(e.cfg.Dim), "dimensions": strconv.Itoa(e.cfg.Dimensions)}
 }
 
 // Prefix returns the instruction prefix used for kind.
@@ -214,24 +223,67 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 		}
 		todo = append(todo, i)
 	}
+	type job struct{ idx []int }
+	var jobs []job
 	for start := 0; start < len(todo); start += e.cfg.BatchSize {
-		idx := todo[start:min(start+e.cfg.BatchSize, len(todo))]
-		in := make([]string, len(idx))
-		for j, i := range idx {
-			in[j] = prefix + texts[i]
+		jobs = append(jobs, job{todo[start:min(start+e.cfg.BatchSize, len(todo))]})
+	}
+	if len(jobs) == 0 {
+		return out, nil
+	}
+	// Batches go out Concurrency at a time; the first error cancels the rest.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, e.cfg.Concurrency)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for _, jb := range jobs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
 		}
-		vecs, err := e.request(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("embed %d texts (model %s at %s): %w", len(in), e.cfg.Model, sanitizeURL(e.cfg.BaseURL), err)
+		if ctx.Err() != nil {
+			break
 		}
-		for j, i := range idx {
-			out[i] = vecs[j]
-			if e.cache != nil {
-				if err := e.cache.Put(prefix, texts[i], vecs[j]); err != nil {
-					return nil, err
+		wg.Add(1)
+		go func(idx []int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			in := make([]string, len(idx))
+			for j, i := range idx {
+				in[j] = prefix + texts[i]
+			}
+			vecs, err := e.request(ctx, in)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("embed %d texts (model %s at %s): %w", len(in), e.cfg.Model, sanitizeURL(e.cfg.BaseURL), err)
+					cancel()
+				}
+				return
+			}
+			for j, i := range idx {
+				out[i] = vecs[j]
+				if e.cache != nil && firstErr == nil {
+					if err := e.cache.Put(prefix, texts[i], vecs[j]); err != nil {
+						firstErr = err
+						cancel()
+						return
+					}
 				}
 			}
-		}
+		}(jb.idx)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/harness/corpus"
 )
 
 const testKey = "sk-test-SECRET-0123456789"
@@ -350,4 +352,91 @@ func TestSanitizeURL(t *testing.T) {
 	if got := sanitizeURL("https://user:pw@host/v1/?api-key=zzz#f"); got != "https://host/v1" {
 		t.Fatalf("got %q", got)
 	}
+}
+
+func TestBuildCorpusAndReopenFromMeta(t *testing.T) {
+	f, url := newFake(t)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("OPENAI_BASE_URL", "")
+	ctx := context.Background()
+	open := func() (corpus.Reader, error) { return &sliceReader{docs: topicDocs}, nil }
+	dir := t.TempDir()
+	spec := EmbedderSpec{Kind: KindOpenAI, OpenAI: OpenAIConfig{BaseURL: url, Model: "m", Dim: 4, Preset: PresetE5}}
+	if err := BuildCorpus(ctx, open, spec, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatalf("reopen from meta.json: %v", err)
+	}
+	defer ix.Close()
+	n := len(f.inputs)
+	if _, err := ix.Retrieve(ctx, "moon", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.inputs[n][0]; got != "query: moon" {
+		t.Fatalf("reopened embedder sent %q", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if strings.Contains(string(b), testKey) {
+		t.Fatal("key in meta.json")
+	}
+	// LSA through the same entry point.
+	dir2 := t.TempDir()
+	if err := BuildCorpus(ctx, open, EmbedderSpec{LSA: LSAConfig{Dim: 3, MinDF: 1}}, dir2, nil); err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := Open(dir2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix2.Close()
+	if err := BuildCorpus(ctx, open, EmbedderSpec{Kind: "bert"}, t.TempDir(), nil); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+}
+
+func TestOpenAIConcurrentBatches(t *testing.T) {
+	f, url := newFake(t)
+	f.delay = 5 * time.Millisecond
+	cfg := testConfig(url)
+	cfg.BatchSize = 2
+	cfg.Concurrency = 3
+	cfg.CacheDir = t.TempDir()
+	e, err := NewOpenAI(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var texts []string
+	for i := 0; i < 7; i++ {
+		texts = append(texts, "text "+strings.Repeat("x", i))
+	}
+	got, err := e.Embed(context.Background(), texts, Passage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range texts {
+		want := fakeVec(s)
+		for j := range want {
+			if got[i][j] != want[j] {
+				t.Fatalf("text %d got %v want %v: results out of order", i, got[i], want)
+			}
+		}
+	}
+	if n := len(f.inputs); n != 4 {
+		t.Fatalf("%d requests, want 4", n)
+	}
+	if e.cache.Len() != 7 {
+		t.Fatalf("cache holds %d", e.cache.Len())
+	}
+	// One failing batch fails the call.
+	f2, url2 := newFake(t, reply{400, "vllm_400.json"})
+	cfg2 := testConfig(url2)
+	cfg2.BatchSize, cfg2.Concurrency = 1, 4
+	e2, _ := NewOpenAI(context.Background(), cfg2)
+	if _, err := e2.Embed(context.Background(), []string{"a", "b", "c", "d", "e"}, Query); err == nil || !strings.Contains(err.Error(), "maximum context length") {
+		t.Fatalf("err %v", err)
+	}
+	_ = f2
 }

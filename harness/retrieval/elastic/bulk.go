@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/harness/corpus"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Checkpoint records how far IndexTSV got: every line before Offset is indexed. It is written atomically
@@ -165,10 +165,11 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 			pending.Line, pending.Offset, pending.Start = line, offset, lineStart
 			continue
 		}
-		id, txt, title, perr := parseDPRLine(s)
+		doc, perr := corpus.ParseDPRLine(s)
 		if perr != nil {
 			return fmt.Errorf("elastic index: %s:%d: %w", path, line, perr)
 		}
+		id, txt, title := doc.ID, doc.Text, doc.Title
 		enc.Encode(map[string]any{"index": map[string]any{"_index": c.cfg.Index, "_id": id}})
 		enc.Encode(map[string]any{c.cfg.TitleField: title, c.cfg.TextField: txt})
 		ids = append(ids, id)
@@ -220,39 +221,6 @@ func writeCheckpoint(path string, cp Checkpoint) error {
 		return fmt.Errorf("elastic index: write checkpoint: %w", err)
 	}
 	return nil
-}
-
-// parseDPRLine splits "id \t text \t title", undoing CSV quoting of a field as Python's csv module
-// (used by DRAGIN's indexer) does for a field that is a whole quoted string.
-func parseDPRLine(s string) (id, txt, title string, err error) {
-	parts := strings.Split(s, "\t")
-	if len(parts) != 3 {
-		return "", "", "", fmt.Errorf("want 3 tab-separated fields (id, text, title), got %d", len(parts))
-	}
-	if !utf8.ValidString(s) {
-		return "", "", "", errors.New("line is not valid UTF-8")
-	}
-	if parts[0] == "" {
-		return "", "", "", errors.New("field id is empty")
-	}
-	return parts[0], unquote(parts[1]), unquote(parts[2]), nil
-}
-
-func unquote(s string) string {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
-		return s
-	}
-	inner := s[1 : len(s)-1]
-	for i := 0; i < len(inner); i++ {
-		if inner[i] == '"' {
-			if i+1 < len(inner) && inner[i+1] == '"' {
-				i++
-				continue
-			}
-			return s
-		}
-	}
-	return strings.ReplaceAll(inner, `""`, `"`)
 }
 
 // bulk sends one bulk body. Items rejected with a temporary error (429, es_rejected_execution) are

@@ -162,6 +162,7 @@ type Error struct {
 	Body   string // the raw body, truncated, when it was not the usual JSON
 }
 
+// Error formats the status, type and reason.
 func (e *Error) Error() string {
 	if e.Type != "" {
 		return fmt.Sprintf("elasticsearch: HTTP %d: %s: %s", e.Status, e.Type, e.Reason)

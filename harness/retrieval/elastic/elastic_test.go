@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/query_golden.json from the query the client sends")
 
 // fakeES replays recorded Elasticsearch answers. Scripted replies (status, testdata file) are served
 // first, in order; then GET / answers ping_es8.json, PUT /index create_ok.json, _search search_ok.json,
@@ -40,6 +43,13 @@ type reply struct {
 
 type recorded struct {
 	method, path, query, body, auth string
+}
+
+// reqs returns a copy of the requests seen so far.
+func (f *fakeES) reqs() []recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recorded(nil), f.requests...)
 }
 
 func newFakeES(t *testing.T, script ...reply) (*fakeES, Config) {
@@ -163,12 +173,18 @@ func TestQueryIsDRAGINs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := f.requests[0]
+	req := f.reqs()[0]
 	if req.method != "POST" || req.path != "/wiki/_search" || req.query != "search_type=dfs_query_then_fetch" {
 		t.Fatalf("request %s %s?%s", req.method, req.path, req.query)
 	}
 	var got, want any
 	json.Unmarshal([]byte(req.body), &got)
+	if *update {
+		b, _ := json.Marshal(got)
+		if err := os.WriteFile(filepath.Join("testdata", "query_golden.json"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	json.Unmarshal(readFile(t, "query_golden.json"), &want)
 	gb, _ := json.Marshal(got)
 	wb, _ := json.Marshal(want)
@@ -222,14 +238,14 @@ func TestTruncationIsApplied(t *testing.T) {
 			} `json:"multi_match"`
 		} `json:"query"`
 	}
-	json.Unmarshal([]byte(f.requests[0].body), &body)
+	json.Unmarshal([]byte(f.reqs()[0].body), &body)
 	if got := body.Query.MultiMatch.Query; got != strings.Repeat("filler ", 63)+"final" {
 		t.Fatalf("sent %q", got)
 	}
 	// A query with no token is answered locally with no hits.
 	hits, err := c.Retrieve(context.Background(), "   ", 5)
-	if err != nil || len(hits) != 0 || len(f.requests) != 1 {
-		t.Fatalf("empty query: %v %v, %d requests", hits, err, len(f.requests))
+	if err != nil || len(hits) != 0 || len(f.reqs()) != 1 {
+		t.Fatalf("empty query: %v %v, %d requests", hits, err, len(f.reqs()))
 	}
 }
 
@@ -258,8 +274,8 @@ func TestErrorsAndRetries(t *testing.T) {
 			if err != nil && !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err %q, want %q", err, tc.wantErr)
 			}
-			if len(f.requests) != tc.requests {
-				t.Fatalf("%d requests, want %d", len(f.requests), tc.requests)
+			if len(f.reqs()) != tc.requests {
+				t.Fatalf("%d requests, want %d", len(f.reqs()), tc.requests)
 			}
 		})
 	}
@@ -275,8 +291,8 @@ func TestTimeoutIsRetriedThenReported(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "giving up after 3 attempts") || !strings.Contains(err.Error(), "deadline exceeded") {
 		t.Fatalf("err %v", err)
 	}
-	if len(f.requests) != 3 {
-		t.Fatalf("%d requests", len(f.requests))
+	if len(f.reqs()) != 3 {
+		t.Fatalf("%d requests", len(f.reqs()))
 	}
 }
 
@@ -290,9 +306,9 @@ func TestSearchBatch(t *testing.T) {
 	if len(res) != 3 || len(res[0]) != 1 || res[0][0].ID != "11828866" || len(res[1]) != 0 || len(res[2]) != 0 {
 		t.Fatalf("results %+v", res)
 	}
-	lines := strings.Split(strings.TrimSpace(f.requests[0].body), "\n")
+	lines := strings.Split(strings.TrimSpace(f.reqs()[0].body), "\n")
 	if len(lines) != 4 || lines[0] != `{"index":"wiki","search_type":"dfs_query_then_fetch"}` {
-		t.Fatalf("msearch body %q", f.requests[0].body)
+		t.Fatalf("msearch body %q", f.reqs()[0].body)
 	}
 	f.script = []reply{{200, "msearch_item_error.json"}}
 	_, err = c.SearchBatch(context.Background(), []string{"a", "b"}, 5)
@@ -324,8 +340,8 @@ func TestCredentialsComeFromTheEnvironment(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("err %v", err)
 	}
-	if f.requests[0].auth != "Basic ZWxhc3RpYzpodW50ZXIyLXNlY3JldA==" {
-		t.Fatalf("auth %q", f.requests[0].auth)
+	if f.reqs()[0].auth != "Basic ZWxhc3RpYzpodW50ZXIyLXNlY3JldA==" {
+		t.Fatalf("auth %q", f.reqs()[0].auth)
 	}
 	if _, err := New(Config{URL: "http://u:p@host:9200"}); err == nil || strings.Contains(err.Error(), "u:p") {
 		t.Fatalf("credentials in the URL: %v", err)
@@ -451,7 +467,7 @@ func TestCreateIndex(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	var m map[string]any
-	json.Unmarshal([]byte(f.requests[0].body), &m)
+	json.Unmarshal([]byte(f.reqs()[0].body), &m)
 	if fmt.Sprint(m) != "map[mappings:map[properties:map[title:map[analyzer:english type:text] txt:map[analyzer:english type:text]]]]" {
 		t.Fatalf("mapping %v", m)
 	}

@@ -1,0 +1,411 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/ngram"
+	"github.com/ragbench/ragbench/harness/ngram/ngrambench"
+)
+
+func init() {
+	indexFlag := &cli.StringFlag{Name: "index", Usage: "index directory (local engine)"}
+	queryFlags := []cli.Flag{
+		indexFlag,
+		&cli.StringFlag{Name: "mode", Value: "exact", Usage: "AND semantics of the local engine: exact or infinigram"},
+		&cli.Uint64Flag{Name: "max-clause-freq", Value: ngram.DefaultMaxClauseFreq, Usage: "infinigram mode and API: subsampling threshold"},
+		&cli.IntFlag{Name: "token-width", Value: 2, Usage: "token width of an Infini-gram index without manifest.json"},
+		&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open"},
+		&cli.BoolFlag{Name: "api", Usage: "ask an Infini-gram API server instead of a local index"},
+		&cli.StringFlag{Name: "api-url", Value: ngram.DefaultAPIURL, Usage: "API endpoint (with --api)"},
+		&cli.StringFlag{Name: "api-index", Value: ngram.DefaultAPIIndex, Usage: "API index name (with --api)"},
+		&cli.StringFlag{Name: "cache", Usage: "JSONL cache file: answers are replayed from it and new ones appended"},
+		&cli.StringFlag{Name: "quco-cache", Usage: "the QuCo-RAG authors' cache JSON to replay offline (no index or API needed)"},
+	}
+	register(&cli.Command{
+		Name:  "ngram",
+		Usage: "corpus statistics: build an Infini-gram-layout suffix-array index, count, co-occur, serve, bench",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "build",
+				Usage:     "build an index from a corpus (DPR TSV, BEIR JSONL, parquet, or a folder of .txt files)",
+				ArgsUsage: " ",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus path"},
+					&cli.StringFlag{Name: "format", Usage: "dpr, jsonl, dir or parquet (default: from the path)"},
+					&cli.StringFlag{Name: "text-column", Usage: "parquet: the text column (dotted path for nested)"},
+					&cli.StringFlag{Name: "title-column", Usage: "parquet: the title column"},
+					&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to create"},
+					&cli.BoolFlag{Name: "lowercase", Usage: "lowercase the text (and queries)"},
+					&cli.BoolFlag{Name: "title", Usage: "index each document as title + newline + text"},
+					&cli.IntFlag{Name: "token-width", Value: 4, Usage: "bytes per token: 2 (vocabulary < 65535) or 4"},
+					&cli.IntFlag{Name: "shard-tokens", Value: ngram.DefaultShardTokens, Usage: "tokens per shard (separators included)"},
+					&cli.IntFlag{Name: "workers", Usage: "shards built at once (default GOMAXPROCS)"},
+					&cli.BoolFlag{Name: "force", Usage: "replace an existing index"},
+				},
+				Action: ngramBuild,
+			},
+			{
+				Name:      "count",
+				Usage:     "count queries (Infini-gram syntax: a AND b OR c); one JSON line per query",
+				ArgsUsage: "QUERY...",
+				Flags: append(queryFlags,
+					&cli.BoolFlag{Name: "ids", Usage: "queries are space-separated token ids"}),
+				Action: ngramCount,
+			},
+			{
+				Name:      "cooc",
+				Usage:     "co-occurrence of A and B within --window tokens",
+				ArgsUsage: "A B",
+				Flags:     append(queryFlags, &cli.IntFlag{Name: "window", Value: 1000, Usage: "window in tokens"}),
+				Action:    ngramCooc,
+			},
+			{
+				Name:      "ntd",
+				Usage:     "next-token distribution of a prefix",
+				ArgsUsage: "PREFIX",
+				Flags:     []cli.Flag{indexFlag, &cli.IntFlag{Name: "top", Value: 20}, &cli.BoolFlag{Name: "ids"}, &cli.IntFlag{Name: "token-width", Value: 2}},
+				Action:    ngramNTD,
+			},
+			{
+				Name:   "unigrams",
+				Usage:  "the most frequent tokens",
+				Flags:  []cli.Flag{indexFlag, &cli.IntFlag{Name: "top", Value: 20}},
+				Action: ngramUnigrams,
+			},
+			{
+				Name:  "serve",
+				Usage: "serve an index over Infini-gram's JSON API",
+				Flags: []cli.Flag{
+					indexFlag,
+					&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8765", Usage: "listen address"},
+					&cli.StringFlag{Name: "name", Usage: "index name requests must give (default: accept any)"},
+					&cli.StringFlag{Name: "mode", Value: "exact", Usage: "AND semantics: exact or infinigram"},
+					&cli.IntFlag{Name: "max-concurrent", Value: 8, Usage: "queries at once; more get HTTP 429"},
+					&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "per-query deadline (HTTP 503 past it)"},
+					&cli.Int64Flag{Name: "max-body", Value: 64 << 10, Usage: "request-size limit in bytes (HTTP 413 above it)"},
+					&cli.IntFlag{Name: "token-width", Value: 2, Usage: "token width of an Infini-gram index without manifest.json"},
+					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open"},
+				},
+				Action: ngramServe,
+			},
+			{
+				Name:  "bench",
+				Usage: "benchmark build and queries on a generated Zipfian corpus or a real corpus repeated",
+				Flags: []cli.Flag{
+					&cli.Int64Flag{Name: "tokens", Value: 10_000_000, Usage: "corpus size in tokens"},
+					&cli.StringFlag{Name: "corpus", Usage: "repeat this corpus instead of generating a Zipfian one"},
+					&cli.StringFlag{Name: "format", Usage: "corpus format"},
+					&cli.IntFlag{Name: "vocab", Value: 1_000_000, Usage: "Zipfian vocabulary size"},
+					&cli.Float64Flag{Name: "zipf-s", Value: 1.1, Usage: "Zipf exponent (> 1)"},
+					&cli.IntFlag{Name: "queries", Value: 2000, Usage: "queries of each kind"},
+					&cli.StringFlag{Name: "query-file", Usage: "queries: lines 'count<TAB>q' or 'cooc<TAB>a<TAB>b'"},
+					&cli.IntFlag{Name: "window", Value: 1000, Usage: "CoOccur window"},
+					&cli.IntFlag{Name: "shard-tokens", Value: ngram.DefaultShardTokens},
+					&cli.BoolFlag{Name: "no-peer", Usage: "skip Go's index/suffixarray peer"},
+					&cli.StringFlag{Name: "dir", Usage: "where to build (default: a temporary directory, removed after)"},
+					&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+					&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build here"},
+				},
+				Action: ngramBench,
+			},
+		},
+	})
+}
+
+func ngramBuild(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("ngram build takes no arguments, got %q", c.Args().Slice())
+	}
+	opt := ngram.BuildOptions{
+		Format:      corpus.Format(c.String("format")),
+		Lowercase:   c.Bool("lowercase"),
+		Title:       c.Bool("title"),
+		TokenWidth:  c.Int("token-width"),
+		ShardTokens: c.Int("shard-tokens"),
+		Workers:     c.Int("workers"),
+		Force:       c.Bool("force"),
+		Progress:    c.App.ErrWriter,
+	}
+	path := c.String("corpus")
+	var r corpus.Reader
+	var err error
+	if c.String("text-column") != "" || c.String("title-column") != "" {
+		r, err = corpus.OpenParquet(path, corpus.ParquetColumns{Text: c.String("text-column"), Title: c.String("title-column")})
+	} else {
+		r, err = corpus.Open(path, opt.Format)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	st, err := ngram.BuildFrom(c.Context, r, c.String("out"), opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "built %s: %d documents, %d tokens, %d shards, %.1f s (%.2fM tokens/s), %.2f bytes/token on disk\n",
+		c.String("out"), st.Docs, st.Tokens, st.Shards, st.Elapsed.Seconds(), float64(st.Tokens)/st.Elapsed.Seconds()/1e6,
+		float64(st.DiskBytes)/float64(st.Tokens))
+	return nil
+}
+
+// openCounter opens the counter the query flags describe; closeFn releases it.
+func openCounter(c *cli.Context) (ngram.Counter, *ngram.Index, func(), error) {
+	var inner ngram.Counter
+	var ix *ngram.Index
+	closeFn := func() {}
+	engine := ""
+	switch {
+	case c.String("quco-cache") != "":
+		qc, err := ngram.LoadQuCoCache(c.String("quco-cache"))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "quco cache: %d answers (%d null entries skipped)\n", qc.Len(), qc.Skipped)
+		return qc, nil, closeFn, nil
+	case c.Bool("api"):
+		inner = &ngram.Client{URL: c.String("api-url"), Index: c.String("api-index"), MaxClauseFreq: c.Uint64("max-clause-freq")}
+	case c.String("index") != "":
+		var err error
+		ix, err = ngram.Open(c.String("index"), ngram.OpenOptions{Verify: c.Bool("verify"), TokenWidth: c.Int("token-width")})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		closeFn = func() { ix.Close() }
+		mode, err := ngram.ParseMode(c.String("mode"))
+		if err != nil {
+			return nil, nil, nil, usageError{err}
+		}
+		inner = ix
+		engine = "ragbench-exact"
+		if mode == ngram.InfiniGram {
+			inner = ngram.Compat{Index: ix, MaxClauseFreq: c.Uint64("max-clause-freq")}
+			engine = "ragbench-infinigram"
+		}
+	default:
+		return nil, nil, nil, usagef("give --index DIR, --api or --quco-cache FILE")
+	}
+	if p := c.String("cache"); p != "" {
+		name := c.String("api-index")
+		if ix != nil {
+			name = c.String("index")
+		}
+		cache, err := ngram.OpenCache(p, inner, name, engine)
+		if err != nil {
+			closeFn()
+			return nil, nil, nil, err
+		}
+		prev := closeFn
+		closeFn = func() { cache.Close(); prev() }
+		return cache, ix, closeFn, nil
+	}
+	return inner, ix, closeFn, nil
+}
+
+func ngramCount(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("ngram count needs at least one QUERY")
+	}
+	counter, ix, closeFn, err := openCounter(c)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	for _, q := range c.Args().Slice() {
+		start := time.Now()
+		var res ngram.Result
+		if c.Bool("ids") {
+			if ix == nil {
+				return usagef("--ids needs --index")
+			}
+			ids, err := parseIDs(q)
+			if err != nil {
+				return usageError{err}
+			}
+			res = ngram.Result{Count: ix.CountIDs(ids)}
+		} else {
+			res, err = counter.Count(c.Context, q)
+			if err != nil {
+				return fmt.Errorf("count %q: %w", q, err)
+			}
+		}
+		enc.Encode(map[string]any{"query": q, "count": res.Count, "approx": res.Approx, "latency_ms": float64(time.Since(start).Microseconds()) / 1000})
+	}
+	return nil
+}
+
+func parseIDs(s string) ([]uint32, error) {
+	var ids []uint32
+	for _, f := range strings.Fields(s) {
+		v, err := strconv.ParseUint(f, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("token id %q: %w", f, err)
+		}
+		ids = append(ids, uint32(v))
+	}
+	return ids, nil
+}
+
+func ngramCooc(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usagef("ngram cooc needs A and B, got %d arguments", c.NArg())
+	}
+	counter, _, closeFn, err := openCounter(c)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	a, b, w := c.Args().Get(0), c.Args().Get(1), c.Int("window")
+	start := time.Now()
+	res, err := counter.CoOccur(c.Context, a, b, w)
+	if err != nil {
+		return fmt.Errorf("cooc %q %q: %w", a, b, err)
+	}
+	return json.NewEncoder(c.App.Writer).Encode(map[string]any{"a": a, "b": b, "window": w, "count": res.Count, "approx": res.Approx, "latency_ms": float64(time.Since(start).Microseconds()) / 1000})
+}
+
+func ngramNTD(c *cli.Context) error {
+	if c.String("index") == "" || c.NArg() != 1 {
+		return usagef("ngram ntd needs --index DIR and one PREFIX")
+	}
+	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	var ids []uint32
+	if c.Bool("ids") {
+		if ids, err = parseIDs(c.Args().First()); err != nil {
+			return usageError{err}
+		}
+	} else {
+		var known bool
+		ids, known, err = ix.TokenIDs(nil, c.Args().First())
+		if err != nil {
+			return err
+		}
+		if !known {
+			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": 0, "next": []any{}})
+		}
+	}
+	dist, total := ix.NTD(ids)
+	if top := c.Int("top"); top > 0 && len(dist) > top {
+		dist = dist[:top]
+	}
+	return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": total, "next": dist})
+}
+
+func ngramUnigrams(c *cli.Context) error {
+	if c.String("index") == "" {
+		return usagef("ngram unigrams needs --index DIR")
+	}
+	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if !ix.HasVocab() {
+		return errors.New("this index has no vocabulary (an Infini-gram index)")
+	}
+	u := ix.Unigrams()
+	if top := c.Int("top"); top > 0 && len(u) > top {
+		u = u[:top]
+	}
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetEscapeHTML(false)
+	for _, x := range u {
+		enc.Encode(x)
+	}
+	return nil
+}
+
+func ngramServe(c *cli.Context) error {
+	if c.String("index") == "" {
+		return usagef("ngram serve needs --index DIR")
+	}
+	mode, err := ngram.ParseMode(c.String("mode"))
+	if err != nil {
+		return usageError{err}
+	}
+	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	srv := &ngram.Server{Index: ix, Name: c.String("name"), Mode: mode, MaxConcurrent: c.Int("max-concurrent"),
+		Timeout: c.Duration("timeout"), MaxBody: c.Int64("max-body")}
+	ln, err := net.Listen("tcp", c.String("addr"))
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}
+	fmt.Fprintf(c.App.ErrWriter, "ngram serve: %s (%s mode) on http://%s/\n", ix, mode, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-c.Context.Done():
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(ctx)
+	}
+}
+
+func ngramBench(c *cli.Context) error {
+	cfg := ngrambench.Config{
+		Tokens:      c.Int64("tokens"),
+		Corpus:      c.String("corpus"),
+		Format:      corpus.Format(c.String("format")),
+		Vocab:       c.Int("vocab"),
+		ZipfS:       c.Float64("zipf-s"),
+		Queries:     c.Int("queries"),
+		QueryFile:   c.String("query-file"),
+		Window:      c.Int("window"),
+		ShardTokens: c.Int("shard-tokens"),
+		Peer:        !c.Bool("no-peer"),
+		Dir:         c.String("dir"),
+		Progress:    c.App.ErrWriter,
+		CPUProfile:  c.String("cpuprofile"),
+	}
+	if !c.Bool("json") {
+		cfg.OnMeasured = func(r *ngrambench.Report) {
+			fmt.Fprintln(c.App.ErrWriter, "bench: measured before the peer:")
+			r.Print(c.App.ErrWriter)
+		}
+	}
+	if cfg.Dir == "" {
+		d, err := os.MkdirTemp("", "ngram-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cfg.Dir = d
+	}
+	rep, err := ngrambench.Run(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.Print(c.App.Writer)
+	return nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/text"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "text",
+		Usage: "text utilities: normalisation, sentence splitting",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "split-eval",
+				Usage: "measure the sentence splitter against the published sentence splits of dataset contexts",
+				Description: `Joins each context paragraph's published sentences (HotpotQA's carry their own leading
+spaces and are joined as they are; 2WikiMultihopQA's are joined with one space), splits the paragraph
+again with harness/text, and prints the share of paragraphs split exactly as published.`,
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "dataset", Aliases: []string{"d"}, Value: cli.NewStringSlice("hotpotqa-distractor", "hotpotqa-fullwiki", "2wikimultihopqa"), Usage: "datasets whose contexts to use"},
+					&cli.IntFlag{Name: "show", Usage: "print up to N paragraphs that split differently to stderr"},
+				},
+				Action: splitEvalAction,
+			},
+			{
+				Name:      "normalize",
+				Usage:     "print the SQuAD normalisation of each argument (one per line)",
+				ArgsUsage: "TEXT...",
+				Action: func(c *cli.Context) error {
+					for _, a := range c.Args().Slice() {
+						fmt.Fprintln(c.App.Writer, text.NormalizeAnswer(a))
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// sentenceSep returns how a dataset's published sentences are joined back into a paragraph.
+func sentenceSep(layout string) string {
+	if layout == datasets.LayoutHotpotQA {
+		return ""
+	}
+	return " "
+}
+
+func splitEvalAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("split-eval takes no arguments, got %q", c.Args().Slice())
+	}
+	w := c.App.Writer
+	var total text.Agreement
+	shown := 0
+	fmt.Fprintln(w, "| dataset | paragraphs | split exactly | share |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	for _, spec := range c.StringSlice("dataset") {
+		ds, err := datasets.Load(c.Context, spec, datasets.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		sep := sentenceSep(ds.Layout)
+		var a text.Agreement
+		for _, ex := range ds.Examples {
+			for _, p := range ex.Contexts {
+				if len(p.Sentences) == 0 {
+					continue
+				}
+				ok := a.Add(p.Sentences, sep)
+				total.Add(p.Sentences, sep)
+				if !ok && shown < c.Int("show") {
+					shown++
+					fmt.Fprintf(c.App.ErrWriter, "--- %s %s / %q\n published: %q\n split:     %q\n", ds.Name, ex.ID, p.Title,
+						trimmedNonEmpty(p.Sentences), text.SplitSentences(text.JoinSentences(p.Sentences, sep)))
+				}
+			}
+		}
+		if a.Paragraphs == 0 {
+			return fmt.Errorf("split-eval: dataset %s has no context sentences", ds.Name)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %.2f%% |\n", ds.Name, a.Paragraphs, a.Exact, 100*a.Rate())
+	}
+	fmt.Fprintf(w, "| all | %d | %d | %.2f%% |\n", total.Paragraphs, total.Exact, 100*total.Rate())
+	return nil
+}
+
+func trimmedNonEmpty(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if t := strings.TrimSpace(x); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

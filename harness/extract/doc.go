@@ -1,0 +1,16 @@
+// Package extract finds the entities of a question and the knowledge triples of a sentence, which
+// QuCo-RAG looks up in corpus statistics to decide when to retrieve.
+//
+// Two backends implement Extractor:
+//
+//   - Prompted asks an llm.Generator with prompt templates loaded from a file in the format of the
+//     QuCo-RAG authors' prompt_templates.json (keys entity_extraction_prompt and
+//     entity_extraction_prompt_for_question), as a raw completion prompt, as a chat message, or rendered
+//     with the ChatML chat template of the authors' distilled 0.5B extractor; ParseList reads the
+//     model's nested-list answers.
+//   - Rules is model-free: entities are capitalised spans, quoted titles, numbers and dates
+//     (FindSpans); triples come from a handful of subject–verb–object patterns.
+//
+// The package is not a general information-extraction library and ships no prompt text: templates are
+// always loaded from a path.
+package extract

@@ -1,0 +1,666 @@
+package ngram
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/text"
+)
+
+// ManifestFormat names the manifest layout version.
+const ManifestFormat = "ragbench-ngram/1"
+
+// TokenizerName names the tokenizer recorded in manifests built here.
+const TokenizerName = "ragbench/harness/text (DPR SimpleTokenizer rules)"
+
+// DefaultShardTokens is the default shard size in tokens (separators included).
+const DefaultShardTokens = 1 << 28
+
+// maxShardTokens bounds a shard so that int32 suffix-array entries suffice.
+const maxShardTokens = math.MaxInt32 - 2
+
+// BuildOptions configures Build.
+type BuildOptions struct {
+	Format      corpus.Format // corpus format; empty means detect from the path
+	Lowercase   bool          // lowercase text before tokenizing (queries are lowercased too)
+	Title       bool          // index "title\ntext" instead of the text alone
+	TokenWidth  int           // bytes per token in tokenized.N: 2 or 4 (default 4)
+	ShardTokens int           // tokens per shard, separators included (default DefaultShardTokens)
+	Workers     int           // shards built at once (default GOMAXPROCS)
+	Progress    io.Writer     // progress lines go here when non-nil
+	Force       bool          // replace an existing index at the output path
+}
+
+// Manifest describes a built index; it is written last, as manifest.json.
+type Manifest struct {
+	Format     string       `json:"format"`
+	Layout     string       `json:"layout"`
+	Tokenizer  string       `json:"tokenizer"`
+	Lowercase  bool         `json:"lowercase"`
+	Title      bool         `json:"title"`
+	TokenWidth int          `json:"token_width"`
+	DocSep     string       `json:"doc_sep"`
+	VocabFile  string       `json:"vocab_file"`
+	VocabSize  int          `json:"vocab_size"`
+	VocabCRC   uint32       `json:"vocab_crc32c"`
+	VocabBytes int64        `json:"vocab_bytes"`
+	Tokens     int64        `json:"tokens"`
+	Docs       int64        `json:"docs"`
+	Shards     []ShardEntry `json:"shards"`
+}
+
+// ShardEntry describes one shard's files.
+type ShardEntry struct {
+	Tokens  int64                `json:"tokens"` // separators included
+	Docs    int64                `json:"docs"`
+	PtrSize int                  `json:"ptr_size"`
+	Files   map[string]FileEntry `json:"files"`
+}
+
+// FileEntry is a file's size and CRC-32C (Castagnoli).
+type FileEntry struct {
+	Bytes  int64  `json:"bytes"`
+	CRC32C uint32 `json:"crc32c"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// PtrSize returns Infini-gram's suffix-array pointer width for a token file of dsBytes bytes:
+// ceil(log2(dsBytes)/8), at least 1.
+func PtrSize(dsBytes int64) int {
+	if dsBytes <= 1 {
+		return 1
+	}
+	p := int(math.Ceil(math.Log2(float64(dsBytes)) / 8))
+	// Guard against floating-point edge cases: the width must hold dsBytes-1.
+	for p < 8 && uint64(dsBytes-1)>>(8*uint(p)) != 0 {
+		p++
+	}
+	return max(p, 1)
+}
+
+// BuildStats reports what a build did.
+type BuildStats struct {
+	Tokens, Docs int64
+	Shards       int
+	Elapsed      time.Duration
+	DiskBytes    int64
+}
+
+// Build tokenizes the corpus at corpusPath and writes an index directory at outDir.
+func Build(ctx context.Context, corpusPath, outDir string, opt BuildOptions) (BuildStats, error) {
+	r, err := corpus.Open(corpusPath, opt.Format)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	defer r.Close()
+	return BuildFrom(ctx, r, outDir, opt)
+}
+
+// BuildFrom builds an index from a document stream. The index appears at outDir only when complete:
+// it is written to a temporary sibling directory and renamed into place.
+func BuildFrom(ctx context.Context, r corpus.Reader, outDir string, opt BuildOptions) (BuildStats, error) {
+	start := time.Now()
+	if opt.TokenWidth == 0 {
+		opt.TokenWidth = 4
+	}
+	if opt.TokenWidth != 2 && opt.TokenWidth != 4 {
+		return BuildStats{}, fmt.Errorf("build: token width %d: want 2 or 4", opt.TokenWidth)
+	}
+	if opt.ShardTokens == 0 {
+		opt.ShardTokens = DefaultShardTokens
+	}
+	if opt.ShardTokens < 2 || opt.ShardTokens > maxShardTokens {
+		return BuildStats{}, fmt.Errorf("build: shard size %d tokens: want 2..%d", opt.ShardTokens, maxShardTokens)
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	outDir = filepath.Clean(outDir)
+	if _, err := os.Stat(outDir); err == nil && !opt.Force {
+		return BuildStats{}, fmt.Errorf("build: %s exists; remove it or use --force", outDir)
+	}
+	if err := os.MkdirAll(filepath.Dir(outDir), 0o755); err != nil {
+		return BuildStats{}, fmt.Errorf("build: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(outDir), filepath.Base(outDir)+".tmp-")
+	if err != nil {
+		return BuildStats{}, fmt.Errorf("build: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+
+	b := &builder{opt: opt, dir: tmp, vocab: map[string]int32{}, sep: sepID(opt.TokenWidth)}
+	if err := b.run(ctx, r); err != nil {
+		return BuildStats{}, err
+	}
+	if err := b.writeVocabAndManifest(); err != nil {
+		return BuildStats{}, err
+	}
+	if err := syncDir(tmp); err != nil {
+		return BuildStats{}, err
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		old := outDir + fmt.Sprintf(".old-%d", os.Getpid())
+		if err := os.Rename(outDir, old); err != nil {
+			return BuildStats{}, fmt.Errorf("build: move old index aside: %w", err)
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(tmp, outDir); err != nil {
+		return BuildStats{}, fmt.Errorf("build: rename into place: %w", err)
+	}
+	ok = true
+	st := BuildStats{Tokens: b.man.Tokens, Docs: b.man.Docs, Shards: len(b.man.Shards), Elapsed: time.Since(start)}
+	st.DiskBytes, _ = dirBytes(outDir)
+	return st, nil
+}
+
+// sepID is the all-ones separator token of the given width.
+func sepID(width int) int32 {
+	if width == 2 {
+		return 0xFFFF
+	}
+	return -1 // 0xFFFFFFFF
+}
+
+type builder struct {
+	opt   BuildOptions
+	dir   string
+	vocab map[string]int32
+	words []string
+	sep   int32
+	man   Manifest
+
+	mu       sync.Mutex
+	shards   []ShardEntry
+	firstErr error
+	done     int
+}
+
+type shardJob struct {
+	id     int
+	tokens []int32 // ids; the separator is sep
+	docs   []uint64
+}
+
+func (b *builder) run(ctx context.Context, r corpus.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan shardJob)
+	var wg sync.WaitGroup
+	for w := 0; w < b.opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := b.buildShard(ctx, j); err != nil {
+					b.fail(err)
+					cancel()
+				}
+			}
+		}()
+	}
+	pctx, pcancel := context.WithCancel(ctx)
+	pr, prDone := prefetch(pctx, r)
+	err := b.read(ctx, pr, jobs)
+	pcancel()
+	<-prDone // the caller may close r once we return
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if b.firstErr != nil {
+		return b.firstErr
+	}
+	b.man.Shards = b.shards
+	return nil
+}
+
+func (b *builder) fail(err error) {
+	b.mu.Lock()
+	if b.firstErr == nil {
+		b.firstErr = err
+	}
+	b.mu.Unlock()
+}
+
+// blockTokens is the size of the blocks a shard's tokens are gathered in while reading; a shard is
+// copied into one exact-size slice when complete, so that reading never holds a half-empty
+// doubling slice.
+const blockTokens = 1 << 20
+
+// read tokenizes documents and cuts them into shards of whole documents.
+func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJob) error {
+	limit := b.opt.ShardTokens
+	var blocks [][]int32
+	curN := 0
+	var docs []uint64
+	id := 0
+	var doc []int32
+	var ndocs, ntok int64
+	last := time.Now()
+	start := last
+	maxID := int32(math.MaxInt32)
+	if b.opt.TokenWidth == 2 {
+		maxID = 0xFFFE
+	}
+	push := func(t int32) {
+		if len(blocks) == 0 || len(blocks[len(blocks)-1]) == blockTokens {
+			blocks = append(blocks, make([]int32, 0, blockTokens))
+		}
+		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], t)
+	}
+	send := func() error {
+		if curN == 0 {
+			return nil
+		}
+		// One exact-size slice with room for the SA-IS sentinel.
+		tokens := make([]int32, 0, curN+1)
+		for _, bl := range blocks {
+			tokens = append(tokens, bl...)
+		}
+		blocks = nil
+		debug.FreeOSMemory()
+		select {
+		case jobs <- shardJob{id: id, tokens: tokens, docs: docs}:
+		case <-ctx.Done():
+			if b.firstErr != nil {
+				return b.firstErr
+			}
+			return ctx.Err()
+		}
+		id++
+		curN, docs = 0, nil
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			if b.firstErr != nil {
+				return b.firstErr
+			}
+			return err
+		}
+		d, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+		s := d.Text
+		if b.opt.Title && d.Title != "" {
+			s = d.Title + "\n" + s
+		}
+		if b.opt.Lowercase {
+			s = strings.ToLower(s)
+		}
+		doc = doc[:0]
+		var vocabErr error
+		text.EachSpan(s, func(i, j int) {
+			id, ok := b.vocab[s[i:j]]
+			if !ok {
+				if int64(len(b.words)) > int64(maxID) {
+					vocabErr = fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
+					return
+				}
+				w := strings.Clone(s[i:j])
+				id = int32(len(b.words))
+				b.words = append(b.words, w)
+				b.vocab[w] = id
+			}
+			doc = append(doc, id)
+		})
+		if vocabErr != nil {
+			return vocabErr
+		}
+		need := len(doc) + 1
+		if need > limit {
+			return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
+		}
+		if curN+need > limit {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		docs = append(docs, uint64(curN))
+		push(b.sep)
+		for rest := doc; len(rest) > 0; {
+			last := blocks[len(blocks)-1]
+			if len(last) == blockTokens {
+				blocks = append(blocks, make([]int32, 0, blockTokens))
+				continue
+			}
+			k := min(len(rest), blockTokens-len(last))
+			blocks[len(blocks)-1] = append(last, rest[:k]...)
+			rest = rest[k:]
+		}
+		curN += need
+		ndocs++
+		ntok += int64(need)
+		if b.opt.Progress != nil && time.Since(last) > time.Second {
+			last = time.Now()
+			b.mu.Lock()
+			done := b.done
+			b.mu.Unlock()
+			fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read (%.1fM tok/s), %d shards built   ",
+				ndocs, ntok, float64(ntok)/time.Since(start).Seconds()/1e6, done)
+		}
+	}
+	if ndocs == 0 {
+		return errors.New("build: the corpus is empty (no documents)")
+	}
+	if err := send(); err != nil {
+		return err
+	}
+	b.man.Docs, b.man.Tokens = ndocs, ntok
+	if b.opt.Progress != nil {
+		fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read; building suffix arrays...            \n", ndocs, ntok)
+	}
+	return nil
+}
+
+// buildShard writes tokenized.N, offset.N and table.N for one shard.
+func (b *builder) buildShard(ctx context.Context, j shardJob) error {
+	w := b.opt.TokenWidth
+	n := len(j.tokens)
+	dsBytes := int64(n) * int64(w)
+	ptr := PtrSize(dsBytes)
+	entry := ShardEntry{Tokens: int64(n), Docs: int64(len(j.docs)), PtrSize: ptr, Files: map[string]FileEntry{}}
+
+	// tokenized.N: little-endian token ids.
+	fe, err := writeFile(filepath.Join(b.dir, fmt.Sprintf("tokenized.%d", j.id)), func(bw *bufio.Writer) error {
+		buf := make([]byte, 0, 1<<16*w)
+		for i, t := range j.tokens {
+			if w == 2 {
+				buf = binary.LittleEndian.AppendUint16(buf, uint16(t))
+			} else {
+				buf = binary.LittleEndian.AppendUint32(buf, uint32(t))
+			}
+			if len(buf) == cap(buf) || i == len(j.tokens)-1 {
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	entry.Files[fmt.Sprintf("tokenized.%d", j.id)] = fe
+
+	// offset.N: u64 byte offset of each document's separator.
+	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("offset.%d", j.id)), func(bw *bufio.Writer) error {
+		var buf [8]byte
+		for _, d := range j.docs {
+			binary.LittleEndian.PutUint64(buf[:], d*uint64(w))
+			if _, err := bw.Write(buf[:]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	entry.Files[fmt.Sprintf("offset.%d", j.id)] = fe
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// table.N: the suffix array in the byte order of tokenized.N.
+	s, k := byteOrderRanks(j.tokens, w)
+	j.tokens = nil
+	sa := make([]int32, len(s))
+	saisText(s, sa, k)
+	s = nil
+	debug.FreeOSMemory()
+	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
+		buf := make([]byte, (1<<16)*ptr+8)
+		for i := 1; i < len(sa); i += 1 << 16 { // sa[0] is the sentinel
+			chunk := sa[i:min(i+1<<16, len(sa))]
+			o := 0
+			for _, p := range chunk {
+				// Write 8 bytes and advance by the pointer width: the extra bytes are overwritten next.
+				binary.LittleEndian.PutUint64(buf[o:], uint64(p)*uint64(w))
+				o += ptr
+			}
+			if _, err := bw.Write(buf[:o]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	entry.Files[fmt.Sprintf("table.%d", j.id)] = fe
+
+	b.mu.Lock()
+	for len(b.shards) <= j.id {
+		b.shards = append(b.shards, ShardEntry{})
+	}
+	b.shards[j.id] = entry
+	b.done++
+	b.mu.Unlock()
+	return nil
+}
+
+// byteOrderRanks maps token ids, in place, to ranks 1..K such that comparing ranks compares the
+// little-endian byte encodings of the ids (Infini-gram's suffix order), and appends the sentinel 0.
+// It returns the text and its alphabet size.
+func byteOrderRanks(tokens []int32, width int) ([]int32, int) {
+	key := func(id int32) uint32 {
+		if width == 2 {
+			return uint32(bits.ReverseBytes16(uint16(id)))
+		}
+		return bits.ReverseBytes32(uint32(id))
+	}
+	var maxID int32
+	for _, t := range tokens {
+		if t >= 0 && !(width == 2 && t == 0xFFFF) {
+			maxID = max(maxID, t)
+		}
+	}
+	present := make([]bool, int(maxID)+1)
+	for _, t := range tokens {
+		if t >= 0 && !(width == 2 && t == 0xFFFF) {
+			present[t] = true
+		}
+	}
+	ids := make([]int32, 0, len(present))
+	for id, ok := range present {
+		if ok {
+			ids = append(ids, int32(id))
+		}
+	}
+	slices.SortFunc(ids, func(a, b int32) int {
+		ka, kb := key(a), key(b)
+		if ka < kb {
+			return -1
+		}
+		if ka > kb {
+			return 1
+		}
+		return 0
+	})
+	rank := make([]int32, len(present))
+	for r, id := range ids {
+		rank[id] = int32(r + 1)
+	}
+	sepRank := int32(len(ids) + 1) // all-ones bytes sort after every id
+	for i, t := range tokens {
+		if t < 0 || (width == 2 && t == 0xFFFF) {
+			tokens[i] = sepRank
+		} else {
+			tokens[i] = rank[t]
+		}
+	}
+	return append(tokens, 0), len(ids) + 2
+}
+
+// writeFile writes path through a buffered writer, syncs it and returns its size and CRC-32C.
+func writeFile(path string, fill func(*bufio.Writer) error) (FileEntry, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return FileEntry{}, fmt.Errorf("build: %w", err)
+	}
+	defer f.Close()
+	h := crc32.New(castagnoli)
+	cw := &countWriter{w: io.MultiWriter(f, h)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	if err := fill(bw); err != nil {
+		return FileEntry{}, fmt.Errorf("build: write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return FileEntry{}, fmt.Errorf("build: write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return FileEntry{}, fmt.Errorf("build: sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return FileEntry{}, fmt.Errorf("build: close %s: %w", path, err)
+	}
+	return FileEntry{Bytes: cw.n, CRC32C: h.(hash.Hash32).Sum32()}, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (b *builder) writeVocabAndManifest() error {
+	fe, err := writeFile(filepath.Join(b.dir, "vocab.txt"), func(bw *bufio.Writer) error {
+		for _, w := range b.words {
+			bw.WriteString(w)
+			bw.WriteByte('\n')
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sep := "0xffffffff"
+	if b.opt.TokenWidth == 2 {
+		sep = "0xffff"
+	}
+	b.man.Format = ManifestFormat
+	b.man.Layout = "infini-gram"
+	b.man.Tokenizer = TokenizerName
+	b.man.Lowercase = b.opt.Lowercase
+	b.man.Title = b.opt.Title
+	b.man.TokenWidth = b.opt.TokenWidth
+	b.man.DocSep = sep
+	b.man.VocabFile = "vocab.txt"
+	b.man.VocabSize = len(b.words)
+	b.man.VocabCRC = fe.CRC32C
+	b.man.VocabBytes = fe.Bytes
+	data, err := json.MarshalIndent(b.man, "", "  ")
+	if err != nil {
+		return fmt.Errorf("build: manifest: %w", err)
+	}
+	_, err = writeFile(filepath.Join(b.dir, "manifest.json"), func(bw *bufio.Writer) error {
+		_, err := bw.Write(append(data, '\n'))
+		return err
+	})
+	return err
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("build: sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+func dirBytes(dir string) (int64, error) {
+	var total int64
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && !e.IsDir() {
+			total += info.Size()
+		}
+	}
+	return total, nil
+}
+
+// prefetched reads documents ahead in its own goroutine, so that parsing the corpus overlaps with
+// tokenizing it.
+type prefetched struct {
+	ch <-chan docOrErr
+}
+
+type docOrErr struct {
+	d   corpus.Document
+	err error
+}
+
+func prefetch(ctx context.Context, r corpus.Reader) (corpus.Reader, <-chan struct{}) {
+	ch := make(chan docOrErr, 256)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		for {
+			d, err := r.Next()
+			select {
+			case ch <- docOrErr{d, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return prefetched{ch}, done
+}
+
+func (p prefetched) Next() (corpus.Document, error) {
+	x, ok := <-p.ch
+	if !ok {
+		return corpus.Document{}, io.EOF
+	}
+	return x.d, x.err
+}
+
+func (p prefetched) Close() error { return nil }

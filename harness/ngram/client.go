@@ -1,0 +1,193 @@
+package ngram
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// DefaultAPIURL is the public Infini-gram API endpoint.
+const DefaultAPIURL = "https://api.infini-gram.io/"
+
+// DefaultAPIIndex is the index the QuCo-RAG paper queries (OLMo-2's pretraining corpus).
+const DefaultAPIIndex = "v4_olmo-2-0325-32b-instruct_llama"
+
+// Request is an Infini-gram API request.
+type Request struct {
+	Index         string `json:"index"`
+	QueryType     string `json:"query_type"`
+	Query         string `json:"query"`
+	MaxDiffTokens int    `json:"max_diff_tokens,omitempty"`
+	MaxClauseFreq uint64 `json:"max_clause_freq,omitempty"`
+}
+
+// Response is the part of an Infini-gram API response this package reads; Raw keeps all of it.
+type Response struct {
+	Count    *uint64         `json:"count"`
+	Approx   bool            `json:"approx"`
+	Latency  float64         `json:"latency"`
+	TokenIDs json.RawMessage `json:"token_ids"`
+	Tokens   json.RawMessage `json:"tokens"`
+	Error    string          `json:"error"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+// Client queries an Infini-gram API server (the public one or `ragbench ngram serve`). It satisfies
+// Counter; wrap it in a Cache so that sweeps never ask twice.
+type Client struct {
+	URL           string        // default DefaultAPIURL
+	Index         string        // default DefaultAPIIndex
+	HTTP          *http.Client  // default: 30 s timeout
+	MaxRetries    int           // retries after the first attempt (default 5)
+	Backoff       time.Duration // first retry delay, doubled each time with jitter (default 500 ms)
+	MaxClauseFreq uint64        // sent with CNF queries (0: the server's default)
+}
+
+// APIError is an error the server reported, in the error field or by status.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("infini-gram API: HTTP %d: %s", e.Status, e.Message)
+}
+
+func (c *Client) url() string {
+	if c.URL == "" {
+		return DefaultAPIURL
+	}
+	return c.URL
+}
+
+func (c *Client) index() string {
+	if c.Index == "" {
+		return DefaultAPIIndex
+	}
+	return c.Index
+}
+
+// Do sends req with retries on network errors, 429 and 5xx, honouring Retry-After. An error field in
+// a 200 response is an error (not retried).
+func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
+	if req.Index == "" {
+		req.Index = c.index()
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Response{}, err
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	retries := c.MaxRetries
+	if retries == 0 {
+		retries = 5
+	}
+	backoff := c.Backoff
+	if backoff == 0 {
+		backoff = 500 * time.Millisecond
+	}
+	var lastErr error
+	var wait time.Duration
+	for attempt := 0; attempt <= retries; attempt++ {
+		if attempt > 0 {
+			d := backoff << (attempt - 1)
+			d += time.Duration(rand.Int63n(int64(d)/2 + 1))
+			d = max(d, wait)
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return Response{}, fmt.Errorf("infini-gram API: %w (last error: %v)", ctx.Err(), lastErr)
+			}
+		}
+		resp, retry, w, err := c.once(ctx, hc, body)
+		wait = w
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if !retry || ctx.Err() != nil {
+			return Response{}, err
+		}
+	}
+	return Response{}, fmt.Errorf("infini-gram API: giving up after %d attempts: %w", retries+1, lastErr)
+}
+
+// once sends one request; it reports whether a failure may be retried and the server's Retry-After.
+func (c *Client) once(ctx context.Context, hc *http.Client, body []byte) (Response, bool, time.Duration, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url(), bytes.NewReader(body))
+	if err != nil {
+		return Response{}, false, 0, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	res, err := hc.Do(hr)
+	if err != nil {
+		return Response{}, true, 0, fmt.Errorf("infini-gram API: %w", err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return Response{}, true, 0, fmt.Errorf("infini-gram API: read response: %w", err)
+	}
+	var out Response
+	jerr := json.Unmarshal(data, &out)
+	out.Raw = data
+	if res.StatusCode != http.StatusOK {
+		msg := out.Error
+		if jerr != nil || msg == "" {
+			msg = string(bytes.TrimSpace(data[:min(len(data), 200)]))
+		}
+		retry := res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500
+		var wait time.Duration
+		if s := res.Header.Get("Retry-After"); s != "" {
+			if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 600 {
+				wait = time.Duration(n) * time.Second
+			}
+		}
+		return Response{}, retry, wait, &APIError{Status: res.StatusCode, Message: msg}
+	}
+	if jerr != nil {
+		return Response{}, true, 0, fmt.Errorf("infini-gram API: malformed response: %w", jerr)
+	}
+	if out.Error != "" {
+		return Response{}, false, 0, &APIError{Status: res.StatusCode, Message: out.Error}
+	}
+	return out, false, 0, nil
+}
+
+// Count implements Counter.
+func (c *Client) Count(ctx context.Context, query string) (Result, error) {
+	req := Request{QueryType: "count", Query: query}
+	if IsCNF(query) {
+		req.MaxDiffTokens, req.MaxClauseFreq = DefaultMaxDiffTokens, c.MaxClauseFreq
+	}
+	return c.count(ctx, req)
+}
+
+// CoOccur implements Counter as the API's count of "a AND b" with max_diff_tokens = window
+// (Infini-gram's approximate semantics; see the package documentation).
+func (c *Client) CoOccur(ctx context.Context, a, b string, window int) (Result, error) {
+	if window < 1 {
+		return Result{}, fmt.Errorf("infini-gram API: window %d: the API needs at least 1", window)
+	}
+	return c.count(ctx, Request{QueryType: "count", Query: a + " AND " + b, MaxDiffTokens: window, MaxClauseFreq: c.MaxClauseFreq})
+}
+
+func (c *Client) count(ctx context.Context, req Request) (Result, error) {
+	resp, err := c.Do(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	if resp.Count == nil {
+		return Result{}, fmt.Errorf("infini-gram API: response has no count: %.200s", resp.Raw)
+	}
+	return Result{Count: *resp.Count, Approx: resp.Approx}, nil
+}

@@ -1,0 +1,175 @@
+package ngram
+
+// This file implements SA-IS (Nong, Zhang and Chan, "Two efficient algorithms for linear time suffix
+// array construction", 2011) over an integer alphabet. It is linear in the text length and uses, besides
+// the text and the suffix array, one bit per position for the L/S types and two bucket arrays of the
+// alphabet size.
+
+// saisText builds the suffix array of s into sa. s must end with a unique smallest symbol 0 (the
+// sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
+func saisText(s []int32, sa []int32, k int) {
+	n := len(s)
+	if n == 0 {
+		return
+	}
+	if n == 1 {
+		sa[0] = 0
+		return
+	}
+	if n == 2 {
+		sa[0], sa[1] = 1, 0
+		return
+	}
+	t := newBits(n)
+	// t marks S-type positions; the sentinel is S, the symbol before it L.
+	t.set(n - 1)
+	for i := n - 3; i >= 0; i-- {
+		if s[i] < s[i+1] || (s[i] == s[i+1] && t.get(i+1)) {
+			t.set(i)
+		}
+	}
+	isLMS := func(i int32) bool { return i > 0 && t.get(int(i)) && !t.get(int(i-1)) }
+	bkt := make([]int32, k)
+
+	// Stage 1: sort the LMS substrings by induced sorting.
+	bucketEnds(s, bkt)
+	for i := range sa {
+		sa[i] = -1
+	}
+	for i := 1; i < n; i++ {
+		if isLMS(int32(i)) {
+			bkt[s[i]]--
+			sa[bkt[s[i]]] = int32(i)
+		}
+	}
+	induceL(s, sa, t, bkt)
+	induceS(s, sa, t, bkt)
+
+	// Compact the sorted LMS positions into the first n1 slots.
+	n1 := 0
+	for i := 0; i < n; i++ {
+		if isLMS(sa[i]) {
+			sa[n1] = sa[i]
+			n1++
+		}
+	}
+	// Name the LMS substrings: equal substrings get equal names.
+	for i := n1; i < n; i++ {
+		sa[i] = -1
+	}
+	name := int32(0)
+	prev := int32(-1)
+	for i := 0; i < n1; i++ {
+		pos := sa[i]
+		diff := false
+		for d := int32(0); int(d) < n; d++ {
+			if prev == -1 || s[pos+d] != s[prev+d] || t.get(int(pos+d)) != t.get(int(prev+d)) {
+				diff = true
+				break
+			} else if d > 0 && (isLMS(pos+d) || isLMS(prev+d)) {
+				break
+			}
+		}
+		if diff {
+			name++
+			prev = pos
+		}
+		sa[n1+int(pos/2)] = name - 1 // LMS positions are at least 2 apart
+	}
+	for i, j := n-1, n-1; i >= n1; i-- {
+		if sa[i] >= 0 {
+			sa[j] = sa[i]
+			j--
+		}
+	}
+
+	// Stage 2: sort the reduced problem, recursively when names repeat.
+	s1 := sa[n-n1:]
+	sa1 := sa[:n1]
+	if int(name) < n1 {
+		saisText(s1, sa1, int(name))
+	} else {
+		for i := 0; i < n1; i++ {
+			sa1[s1[i]] = int32(i)
+		}
+	}
+
+	// Stage 3: induce the full order from the sorted LMS suffixes.
+	for i, j := 1, 0; i < n; i++ {
+		if isLMS(int32(i)) {
+			s1[j] = int32(i)
+			j++
+		}
+	}
+	for i := 0; i < n1; i++ {
+		sa1[i] = s1[sa1[i]]
+	}
+	for i := n1; i < n; i++ {
+		sa[i] = -1
+	}
+	bucketEnds(s, bkt)
+	for i := n1 - 1; i >= 0; i-- {
+		j := sa[i]
+		sa[i] = -1
+		bkt[s[j]]--
+		sa[bkt[s[j]]] = j
+	}
+	induceL(s, sa, t, bkt)
+	induceS(s, sa, t, bkt)
+}
+
+func bucketCounts(s []int32, bkt []int32) {
+	for i := range bkt {
+		bkt[i] = 0
+	}
+	for _, c := range s {
+		bkt[c]++
+	}
+}
+
+func bucketEnds(s []int32, bkt []int32) {
+	bucketCounts(s, bkt)
+	sum := int32(0)
+	for i, c := range bkt {
+		sum += c
+		bkt[i] = sum
+	}
+}
+
+func bucketStarts(s []int32, bkt []int32) {
+	bucketCounts(s, bkt)
+	sum := int32(0)
+	for i, c := range bkt {
+		bkt[i] = sum
+		sum += c
+	}
+}
+
+func induceL(s, sa []int32, t bitset, bkt []int32) {
+	bucketStarts(s, bkt)
+	for i := 0; i < len(sa); i++ {
+		j := sa[i] - 1
+		if j >= 0 && !t.get(int(j)) {
+			sa[bkt[s[j]]] = j
+			bkt[s[j]]++
+		}
+	}
+}
+
+func induceS(s, sa []int32, t bitset, bkt []int32) {
+	bucketEnds(s, bkt)
+	for i := len(sa) - 1; i >= 0; i-- {
+		j := sa[i] - 1
+		if j >= 0 && t.get(int(j)) {
+			bkt[s[j]]--
+			sa[bkt[s[j]]] = j
+		}
+	}
+}
+
+// bitset is a fixed-size bit set.
+type bitset []uint64
+
+func newBits(n int) bitset      { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) get(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
