@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,7 @@ func init() {
 						&cli.IntFlag{Name: "workers", Usage: "analysis workers (default GOMAXPROCS)"},
 						&cli.IntFlag{Name: "peer-queries", Value: 200, Usage: "queries also run through the exhaustive scorer, for comparison"},
 						&cli.BoolFlag{Name: "skip-checksums", Usage: "open the index without checking file checksums"},
+						&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build to this file"},
 					},
 					Action: indexBench,
 				},
@@ -712,7 +714,11 @@ func indexBench(c *cli.Context) error {
 	ctx := c.Context
 	errw := c.App.ErrWriter
 	dir := c.String("dir")
-	if dir == "" {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "ragbench-bm25-bench-")
 		if err != nil {
 			return err
@@ -750,6 +756,16 @@ func indexBench(c *cli.Context) error {
 	}
 	ixDir := filepath.Join(dir, "index")
 	w := c.App.Writer
+	if p := c.String("cpuprofile"); p != "" {
+		pf, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pf.Close()
+	}
 	start, cpu0 := time.Now(), bm25.CPUTime()
 	m, err := bm25.Build(ctx, r, ixDir, bm25.Options{MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers"), Progress: errw})
 	r.Close()
@@ -757,6 +773,7 @@ func indexBench(c *cli.Context) error {
 		return err
 	}
 	wall, cpu := time.Since(start), bm25.CPUTime()-cpu0
+	pprof.StopCPUProfile()
 	var size int64
 	for _, fs := range m.Files {
 		size += fs.Size

@@ -188,3 +188,19 @@ func TestPoolReal(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStripNQMarkup checks that stripping never panics, leaves no tag token, and is idempotent.
+func FuzzStripNQMarkup(f *testing.F) {
+	for _, s := range []string{`<H1> T </H1> <P> a . </P>`, `<Th_colspan="2"> x </Th>`, "a < b > c", "<", "<P", "</>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := StripNQMarkup(s)
+		if nqTag.MatchString(out) && !nqTag.MatchString(s) {
+			t.Fatalf("tag appeared: %q -> %q", s, out)
+		}
+		if again := StripNQMarkup(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+	})
+}

@@ -29,3 +29,25 @@ func TestAnalyze(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAnalyze checks that analysis never panics, yields only non-empty terms without upper-case ASCII,
+// and that both analyzers agree on the number of word tokens before stopwords are dropped.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"The Cats' running", "John's", "\xff\xfe", "Ünïcode Straße", "a'S b’s", "1990s U.S."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, a := range []Analyzer{AnalyzerStandard, AnalyzerEnglish} {
+			for _, term := range Analyze(a, s) {
+				if term == "" {
+					t.Fatalf("%s: empty term from %q", a, s)
+				}
+				for i := 0; i < len(term); i++ {
+					if 'A' <= term[i] && term[i] <= 'Z' {
+						t.Fatalf("%s: term %q from %q is not lowercased", a, term, s)
+					}
+				}
+			}
+		}
+	})
+}

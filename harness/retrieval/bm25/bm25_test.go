@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -25,6 +26,9 @@ func build(t testing.TB, docs []corpus.Document, opt Options) (*Index, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
+	if err := ix.Verify(); err != nil {
+		t.Fatal(err)
+	}
 	return ix, dir
 }
 
@@ -120,6 +124,10 @@ func randomCorpus(r *rand.Rand, n, vocab int) []corpus.Document {
 			fmt.Fprintf(&sb, "w%d ", z.Uint64())
 		}
 		docs[i] = corpus.Document{ID: fmt.Sprintf("doc%d", i), Title: fmt.Sprintf("t%d", r.Intn(20)), Text: sb.String()}
+		if r.Intn(3) == 0 {
+			// Inflected and capitalised variants that the english analyzer folds into one term.
+			docs[i].Text += " Runs running RUN runner's books Book book"
+		}
 	}
 	return docs
 }
@@ -129,9 +137,14 @@ func randomCorpus(r *rand.Rand, n, vocab int) []corpus.Document {
 func TestMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	docs := randomCorpus(r, 3000, 2000)
-	ix, _ := build(t, docs, Options{Analyzer: AnalyzerStandard, MemoryBudget: 40000, Workers: 3})
+	std, _ := build(t, docs, Options{Analyzer: AnalyzerStandard, MemoryBudget: 40000, Workers: 3})
+	eng, _ := build(t, docs, Options{Analyzer: AnalyzerEnglish, MemoryBudget: 40000, Workers: 3})
 	z := rand.NewZipf(r, 1.05, 1, 2500)
-	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 0.9, B: 0.4, ExactLength: true}, {K1: 1.2, B: 0.75}, {K1: 0, B: 0}, {K1: 2, B: 1}} {
+	for i, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 0.9, B: 0.4}, {K1: 0.9, B: 0.4, ExactLength: true}, {K1: 1.2, B: 0.75}, {K1: 0, B: 0}, {K1: 2, B: 1}} {
+		ix := std
+		if i == 0 {
+			ix = eng
+		}
 		if err := ix.SetParams(p); err != nil {
 			t.Fatal(err)
 		}
@@ -140,11 +153,21 @@ func TestMatchesBruteForce(t *testing.T) {
 			for j := 0; j < 1+r.Intn(8); j++ {
 				terms = append(terms, fmt.Sprintf("w%d", z.Uint64()))
 			}
+			if r.Intn(4) == 0 {
+				terms = append(terms, "books", "running")
+			}
 			query := strings.Join(terms, " ")
 			k := []int{1, 5, 10, 100}[r.Intn(4)]
 			got, err := ix.Search(context.Background(), query, k)
 			if err != nil {
 				t.Fatal(err)
+			}
+			want, err := ix.BruteForce(query, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("params %+v query %q k=%d: MaxScore differs from brute force:\n got %v\nwant %v", p, query, k, got, want)
 			}
 			if !sameRanking(t, ix, query, got, k) {
 				want, _ := ix.BruteForce(query, k)

@@ -138,12 +138,15 @@ type batch struct {
 	newTok []string // stems of the worker's local ids first used in this batch, in id order
 }
 
-// worker analyzes documents. Its local ids name distinct lowercased tokens; the accumulator translates
-// them to global term ids in document order, so the index does not depend on scheduling.
+// worker analyzes documents. Its local ids name distinct terms (after stemming): tok caches each
+// lowercased token's local id, and stems gives a term's local id the first time another token stems to
+// it. The accumulator translates local ids to global term ids in document order, so the index does not
+// depend on scheduling.
 type worker struct {
 	an     Analyzer
 	fields Fields
-	tok    *tokTable // lowercased token -> local id, or -1 for a stopword
+	tok    *tokTable        // lowercased token -> local term id, or -1 for a stopword
+	stems  map[string]int32 // term -> local term id
 	nLocal int32
 	stamp  []int32 // per local id: index+1 of the document that last saw it, within the batch
 	slot   []int32 // per local id: its entry index in the current document
@@ -166,9 +169,12 @@ func (w *worker) process(b *batch) {
 				t, keep := termOf(w.an, tok)
 				if !keep {
 					id = -1
+				} else if sid, seen := w.stems[t]; seen {
+					id = sid // another token with the same stem
 				} else {
 					id = w.nLocal
 					w.nLocal++
+					w.stems[t] = id
 					b.newTok = append(b.newTok, t)
 					w.stamp = append(w.stamp, 0)
 					w.slot = append(w.slot, 0)
@@ -249,7 +255,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable()}
+			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: map[string]int32{}}
 			for bt := range work {
 				bt.worker = i
 				w.process(bt)
@@ -733,6 +739,7 @@ func (b *builder) finish(ctx context.Context) error {
 		for s := 0; s < len(docs); s += blockSize {
 			e := min(s+blockSize, len(docs))
 			prev := prevLast
+			var blockBound float32
 			for k := s; k < e; k++ {
 				g := uint64(docs[k] - prev)
 				prev = docs[k]
@@ -753,13 +760,15 @@ func (b *builder) finish(ctx context.Context) error {
 				if nm < rec.minNrm {
 					rec.minNrm = nm
 				}
-				if v := float32(tfNorm(float64(tf), K[nm])); v > rec.bound {
-					rec.bound = v
+				if v := float32(tfNorm(float64(tf), K[nm])); v > blockBound {
+					blockBound = v
 				}
 			}
+			rec.bound = max(rec.bound, blockBound)
 			prevLast = docs[e-1]
 			skips = binary.LittleEndian.AppendUint32(skips, prevLast)
 			skips = binary.LittleEndian.AppendUint32(skips, uint32(len(data)))
+			skips = binary.LittleEndian.AppendUint32(skips, math.Float32bits(blockBound))
 		}
 		if len(data) > math.MaxUint32 {
 			post.abort()

@@ -22,14 +22,15 @@ import (
 //	termoff.bin   uint64 offset of each term in terms.bin, plus the end (V+1 values)
 //	terminfo.bin  per term (in sorted order) a termInfo record (termInfoSize bytes)
 //	postings.bin  per term: nblocks skip entries (uint32 last doc, uint32 end offset of the block in the
-//	              term's block data), then the blocks; a block holds up to blockSize postings, each a
-//	              uvarint doc gap g<<1|1 when tf is 1, or g<<1 followed by uvarint tf.
+//	              term's block data, float32 the block's largest tf/(tf+K) under the default k1 and b),
+//	              then the blocks; a block holds up to blockSize postings, each a uvarint doc gap g<<1|1
+//	              when tf is 1, or g<<1 followed by uvarint tf.
 const (
 	formatName    = "ragbench-bm25"
-	formatVersion = 1
+	formatVersion = 2
 	blockSize     = 128
 	termInfoSize  = 24
-	skipEntrySize = 8
+	skipEntrySize = 12
 )
 
 const (
@@ -48,6 +49,7 @@ var dataFiles = []string{fileDocs, fileDocOff, fileNorms, fileLens, fileTerms, f
 
 // Meta describes an index: how it was built and what it holds.
 type Meta struct {
+	// Format is "ragbench-bm25" and Version the layout version; Open refuses other values.
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	// Analyzer and Fields are the analysis the index was built with; queries use the same.

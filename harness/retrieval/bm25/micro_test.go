@@ -34,7 +34,7 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		bts = append(bts, bt)
 	}
-	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable()}
+	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}}
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {

@@ -245,6 +245,48 @@ func (ix *Index) Doc(i int) (id, title, text string, err error) {
 	return id, title, text, nil
 }
 
+// Verify decodes every posting list and checks it: document ordinals strictly increasing and in range,
+// frequencies positive, counts matching the dictionary, and the stored score bounds holding. It reads the
+// whole index; Open checks checksums, Verify checks the structure behind them.
+func (ix *Index) Verify() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bm25 index %s: %v", ix.dir, r)
+		}
+	}()
+	K := normTable(ix.meta.K1, ix.meta.B, ix.meta.AvgDL())
+	var total int64
+	for i := 0; i < ix.nTerms; i++ {
+		if i > 0 && bytes.Compare(ix.term(i-1), ix.term(i)) >= 0 {
+			return fmt.Errorf("bm25 index %s: terms %q and %q out of order", ix.dir, ix.term(i-1), ix.term(i))
+		}
+		inf := ix.info(i)
+		var c cursor
+		if err := c.init(ix.postings, inf.off, inf.df); err != nil {
+			return fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, ix.term(i), err)
+		}
+		n, prev := 0, int64(-1)
+		for c.next(); c.doc != noDoc; c.next() {
+			if int64(c.doc) <= prev || int64(c.doc) >= ix.meta.Docs || c.tf == 0 {
+				return fmt.Errorf("bm25 index %s: term %q: posting %d (doc %d, tf %d) out of order or range", ix.dir, ix.term(i), n, c.doc, c.tf)
+			}
+			if v := float32(tfNorm(float64(c.tf), K[ix.norms[c.doc]])); v > inf.bound {
+				return fmt.Errorf("bm25 index %s: term %q: doc %d exceeds the stored bound", ix.dir, ix.term(i), c.doc)
+			}
+			prev = int64(c.doc)
+			n++
+		}
+		if n != int(inf.df) {
+			return fmt.Errorf("bm25 index %s: term %q: %d postings, dictionary says %d", ix.dir, ix.term(i), n, inf.df)
+		}
+		total += int64(n)
+	}
+	if total != ix.meta.Postings {
+		return fmt.Errorf("bm25 index %s: %d postings, meta says %d", ix.dir, total, ix.meta.Postings)
+	}
+	return nil
+}
+
 // ScoredDoc is a document ordinal with its score.
 type ScoredDoc struct {
 	Doc   uint32
@@ -254,8 +296,10 @@ type ScoredDoc struct {
 // queryTerm is one distinct analyzed query term.
 type queryTerm struct {
 	term   string
+	pos    int     // position in the query's canonical (first-occurrence) order
 	weight float64 // idf times the term's count in the query
 	ub     float64 // upper bound of the term's contribution to any document
+	bscale float64 // weight times padding, to turn a block's stored bound into a score bound; 0 when the stored bounds do not apply
 	cur    cursor
 }
 
@@ -321,7 +365,7 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		}
 		inf := ix.info(i)
 		w := float64(count[t]) * IDF(int64(inf.df), ix.meta.DocCount)
-		qt := &queryTerm{term: t, weight: w}
+		qt := &queryTerm{term: t, weight: w, pos: len(qts)}
 		if err := qt.cur.init(ix.postings, inf.off, inf.df); err != nil {
 			return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
 		}
@@ -330,6 +374,7 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		var bound float64
 		if !ix.params.ExactLength && ix.params.K1 == ix.meta.K1 && ix.params.B == ix.meta.B {
 			bound = float64(inf.bound)
+			qt.bscale = w * (1 + 1e-6)
 		} else {
 			bound = tfNorm(float64(inf.maxTf), ix.k[inf.minNrm])
 		}
@@ -352,12 +397,20 @@ func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
 
 // maxScore is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
 // a document above the current k-th score are not iterated, only probed for the candidates of the
-// others, skipping whole blocks.
+// others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
+// does not depend on k or on the pruning (exact ties stay ties, broken by ordinal).
 func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
+	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
-	prefix := make([]float64, len(qts)+1) // prefix[i] = sum of ub of qts[:i]
+	prefix := make([]float64, nq+1) // prefix[i] = sum of ub of qts[:i]
 	for i, q := range qts {
 		prefix[i+1] = prefix[i] + q.ub
+	}
+	contrib := make([]float64, nq) // by query position; zero when the term is absent
+	blockMax := true
+	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
+	for _, q := range qts {
+		blockMax = blockMax && q.bscale > 0
 	}
 	h := topK{k: k}
 	theta := math.Inf(-1)
@@ -376,32 +429,86 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		if d == noDoc {
 			break
 		}
+		if h.len() == k && blockMax && (d > windowEnd || windowEnd == noDoc) {
+			// Block-max: bound every document up to the end of the essential terms' current blocks; when
+			// none can beat the k-th score, skip them all without decoding. The window is checked once;
+			// its documents are then scored one by one.
+			upTo := uint32(noDoc)
+			for _, q := range qts[ess:] {
+				if q.cur.doc != noDoc {
+					upTo = min(upTo, q.cur.lastDoc(q.cur.block))
+				}
+			}
+			wub := 0.0
+			for _, q := range qts[ess:] {
+				if q.cur.doc != noDoc {
+					wub += q.bscale * q.cur.blockBound(q.cur.block)
+				}
+			}
+			for _, q := range qts[:ess] {
+				c := &q.cur
+				best := 0.0
+				for b := c.blockAt(c.block, d); b < c.nb; b++ {
+					best = max(best, c.blockBound(b))
+					if c.lastDoc(b) >= upTo {
+						break
+					}
+				}
+				wub += q.bscale * best
+				if wub >= theta {
+					break
+				}
+			}
+			if wub < theta {
+				if upTo == noDoc {
+					break
+				}
+				for _, q := range qts[ess:] {
+					q.cur.advance(upTo + 1)
+				}
+				continue
+			}
+			windowEnd = upTo
+		}
 		s := 0.0
 		for _, q := range qts[ess:] {
 			if q.cur.doc == d {
-				s += ix.score(q, d, q.cur.tf)
+				v := ix.score(q, d, q.cur.tf)
+				contrib[q.pos] = v
+				s += v
 				q.cur.next()
 			}
 		}
+		pruned := false
 		for i := ess - 1; i >= 0; i-- {
-			if s+prefix[i+1] <= theta {
+			if s+prefix[i+1] < theta {
+				pruned = true
 				break
 			}
 			q := qts[i]
 			q.cur.advance(d)
 			if q.cur.doc == d {
-				s += ix.score(q, d, q.cur.tf)
+				v := ix.score(q, d, q.cur.tf)
+				contrib[q.pos] = v
+				s += v
 			}
 		}
-		if s > theta || h.len() < k {
-			h.push(ScoredDoc{Doc: d, Score: s})
-			if h.len() == k {
-				theta = h.min().Score
-				for ess < len(qts) && prefix[ess+1] <= theta {
-					ess++
+		if !pruned {
+			s = 0
+			for _, v := range contrib {
+				s += v
+			}
+			if s > theta || h.len() < k {
+				h.push(ScoredDoc{Doc: d, Score: s})
+				if h.len() == k {
+					theta = h.min().Score
+					for ess < nq && prefix[ess+1] < theta {
+						ess++
+					}
 				}
 			}
 		}
+		clear(contrib)
 	}
 	return h.sorted()
 }
@@ -414,7 +521,7 @@ func (ix *Index) BruteForce(query string, k int) ([]ScoredDoc, error) {
 		return nil, err
 	}
 	acc := map[uint32]float64{}
-	for _, q := range qts {
+	for _, q := range qts { // in query order, as maxScore sums
 		for q.cur.next(); q.cur.doc != noDoc; q.cur.next() {
 			acc[q.cur.doc] += ix.score(q, q.cur.doc, q.cur.tf)
 		}
@@ -528,6 +635,22 @@ func (c *cursor) blockLen(b int) int {
 
 func (c *cursor) lastDoc(b int) uint32 { return binary.LittleEndian.Uint32(c.skips[b*skipEntrySize:]) }
 
+// blockBound is block b's largest tf/(tf+K) under the index's default parameters.
+func (c *cursor) blockBound(b int) float64 {
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+8:])))
+}
+
+// blockAt returns the first block at or after from whose last doc is >= target (nb when none).
+func (c *cursor) blockAt(from int, target uint32) int {
+	from = max(from, 0)
+	for i := 0; i < 2 && from < c.nb; i, from = i+1, from+1 {
+		if c.lastDoc(from) >= target {
+			return from
+		}
+	}
+	return from + sort.Search(c.nb-from, func(i int) bool { return c.lastDoc(from+i) >= target })
+}
+
 func (c *cursor) blockEnd(b int) int {
 	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
 }
@@ -570,13 +693,9 @@ func (c *cursor) advance(target uint32) {
 	if c.doc >= target {
 		return
 	}
-	if c.block >= 0 && c.lastDoc(c.block) < target || c.block < 0 {
-		// Find the first block whose last doc is >= target.
-		lo := c.block + 1
-		if lo < 0 {
-			lo = 0
-		}
-		b := lo + sort.Search(c.nb-lo, func(i int) bool { return c.lastDoc(lo+i) >= target })
+	if c.block < 0 || c.lastDoc(c.block) < target {
+		// Find the first block whose last doc is >= target: usually the next one, else by binary search.
+		b := c.blockAt(c.block+1, target)
 		if b >= c.nb {
 			c.block, c.left, c.doc = c.nb-1, 0, noDoc
 			return

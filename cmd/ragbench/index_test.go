@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const tinyCorpus = "id\ttext\ttitle\n" +
+	"d1\tThe Eiffel Tower is in Paris. It was built in 1889.\tEiffel Tower\n" +
+	"d2\tBerlin is the capital of Germany. It has many museums.\tBerlin\n" +
+	"d3\tParis is the capital of France.\tParis\n"
+
+func TestIndexBuildAndSearch(t *testing.T) {
+	corpus := writeFile(t, "c.tsv", tinyCorpus)
+	out := filepath.Join(t.TempDir(), "ix")
+	stdout, stderr, code := runCLI(t, "index", "build", "--corpus", corpus, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "bm25 index of 3 documents") {
+		t.Fatalf("build: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "search", "--index", out, "--query", "capital of France", "--k", "2", "--tag", "t")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "1 Q0 d3 1 ") || !strings.HasSuffix(lines[0], " t") {
+		t.Fatalf("search: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	qs := writeFile(t, "q.tsv", "q1\tEiffel tower\nq2\tthe of and\n")
+	stdout, _, code = runCLI(t, "search", "--index", out, "--queries", qs, "--k", "1")
+	if code != 0 || strings.TrimSpace(stdout) == "" || !strings.HasPrefix(stdout, "q1 Q0 d1 1 ") || strings.Contains(stdout, "q2") {
+		t.Fatalf("queries file (a stopword-only query has no hits): code %d\n%s", code, stdout)
+	}
+	// Units: one index per size with a sidecar.
+	uout := filepath.Join(t.TempDir(), "units")
+	stdout, stderr, code = runCLI(t, "index", "build", "--corpus", corpus, "--out", uout, "--units", "1,2")
+	if code != 0 {
+		t.Fatalf("units build: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	side, err := os.ReadFile(filepath.Join(uout, "g1", "units.jsonl"))
+	if err != nil || strings.Count(string(side), "\n") != 5 || !strings.Contains(string(side), `"id":"d1#g1:1-2"`) {
+		t.Fatalf("sidecar: %v\n%s", err, side)
+	}
+	stdout, _, code = runCLI(t, "search", "--index", filepath.Join(uout, "g1"), "--query", "built 1889", "--k", "1")
+	if code != 0 || !strings.HasPrefix(stdout, "1 Q0 d1#g1:1-2 1 ") {
+		t.Fatalf("unit search: %s", stdout)
+	}
+}
+
+func TestIndexUsageErrors(t *testing.T) {
+	corpus := writeFile(t, "c.tsv", tinyCorpus)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no source", []string{"index", "build", "--out", t.TempDir()}, 2, "--corpus"},
+		{"bad kind", []string{"index", "build", "--kind", "x", "--corpus", corpus, "--out", t.TempDir()}, 2, "bm25 or dense"},
+		{"bad units", []string{"index", "build", "--corpus", corpus, "--out", t.TempDir(), "--units", "2,x"}, 2, "--units"},
+		{"search without a query", []string{"search", "--index", t.TempDir()}, 2, "--query"},
+		{"search of a missing index", []string{"search", "--index", t.TempDir(), "--query", "x"}, 1, "meta.json"},
+		{"dense without a model", []string{"index", "build", "--kind", "dense", "--embedder", "openai", "--corpus", corpus, "--out", t.TempDir()}, 2, "--embed-model"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("code %d (want %d), stderr %q (want %q)", code, tc.code, stderr, tc.msg)
+			}
+		})
+	}
+}
+
+func TestIndexDenseLSA(t *testing.T) {
+	corpus := writeFile(t, "c.tsv", tinyCorpus+
+		"d4\tMadrid is a city in Spain with museums.\tMadrid\n"+
+		"d5\tRome is a city in Italy.\tRome\n"+
+		"d6\tLisbon is a city in Portugal by the sea.\tLisbon\n")
+	out := filepath.Join(t.TempDir(), "dense")
+	stdout, stderr, code := runCLI(t, "index", "build", "--kind", "dense", "--embedder", "lsa", "--dim", "2", "--corpus", corpus, "--out", out)
+	if code != 0 {
+		t.Fatalf("dense build: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "search", "--index", out, "--query", "capital", "--k", "3")
+	if code != 0 || strings.Count(stdout, "\n") == 0 {
+		t.Fatalf("dense search: code %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestRetrievalEvalReal runs BM25 over the HotpotQA distractor pool and checks the figures reported in
+// docs/retrieval.md.
+func TestRetrievalEvalReal(t *testing.T) {
+	testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
+	out := filepath.Join(t.TempDir(), "hp")
+	if _, stderr, code := runCLI(t, "index", "build", "--dataset", "hotpotqa", "--out", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, stderr, code := runCLI(t, "retrieval-eval", "--dataset", "hotpotqa", "--index", out, "--k", "5")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	// k, AR substring, AR tokens, gold recall, gold all, n
+	want := "   5        0.6900      0.6200       0.7600     0.5800  100"
+	if !strings.Contains(stdout, want) {
+		t.Fatalf("got\n%s\nwant a row %q", stdout, want)
+	}
+}
