@@ -162,7 +162,7 @@ func openSource(c *cli.Context) (*docSource, error) {
 		for i, d := range docs {
 			plain[i] = d.Document
 		}
-		return &docSource{pool: docs, open: func() (corpus.Reader, error) { return &sliceReader{docs: plain}, nil }}, nil
+		return &docSource{pool: docs, open: func() (corpus.Reader, error) { return corpus.NewSliceReader(plain), nil }}, nil
 	}
 	format := corpus.Format(c.String("format"))
 	if cols := c.String("columns"); cols != "" {
@@ -178,21 +178,6 @@ func openSource(c *cli.Context) (*docSource, error) {
 	}
 	return &docSource{open: func() (corpus.Reader, error) { return corpus.Open(path, format) }}, nil
 }
-
-type sliceReader struct {
-	docs []corpus.Document
-	i    int
-}
-
-func (s *sliceReader) Next() (corpus.Document, error) {
-	if s.i >= len(s.docs) {
-		return corpus.Document{}, io.EOF
-	}
-	s.i++
-	return s.docs[s.i-1], nil
-}
-
-func (s *sliceReader) Close() error { return nil }
 
 // unitReader turns each source document into its units of one size and records them in a JSONL sidecar.
 type unitReader struct {

@@ -331,3 +331,24 @@ func Each(ctx context.Context, path string, format Format, fn func(Document) err
 		}
 	}
 }
+
+// SliceReader is a Reader over documents held in memory.
+type SliceReader struct {
+	docs []Document
+	i    int
+}
+
+// NewSliceReader returns a Reader that yields docs in order.
+func NewSliceReader(docs []Document) *SliceReader { return &SliceReader{docs: docs} }
+
+// Next returns the next document, or io.EOF after the last.
+func (s *SliceReader) Next() (Document, error) {
+	if s.i >= len(s.docs) {
+		return Document{}, io.EOF
+	}
+	s.i++
+	return s.docs[s.i-1], nil
+}
+
+// Close does nothing.
+func (s *SliceReader) Close() error { return nil }

@@ -104,23 +104,8 @@ func Build(ctx context.Context, r corpus.Reader, dir string, opt Options) (*Meta
 
 // BuildDocs indexes a slice of documents; see Build.
 func BuildDocs(ctx context.Context, docs []corpus.Document, dir string, opt Options) (*Meta, error) {
-	return Build(ctx, &sliceReader{docs: docs}, dir, opt)
+	return Build(ctx, corpus.NewSliceReader(docs), dir, opt)
 }
-
-type sliceReader struct {
-	docs []corpus.Document
-	i    int
-}
-
-func (s *sliceReader) Next() (corpus.Document, error) {
-	if s.i >= len(s.docs) {
-		return corpus.Document{}, io.EOF
-	}
-	s.i++
-	return s.docs[s.i-1], nil
-}
-
-func (s *sliceReader) Close() error { return nil }
 
 const batchDocs = 256
 

@@ -20,21 +20,6 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 )
 
-// sliceReader is an in-memory corpus.
-type sliceReader struct {
-	docs []corpus.Document
-	i    int
-}
-
-func (r *sliceReader) Next() (corpus.Document, error) {
-	if r.i >= len(r.docs) {
-		return corpus.Document{}, io.EOF
-	}
-	r.i++
-	return r.docs[r.i-1], nil
-}
-func (r *sliceReader) Close() error { return nil }
-
 // tableEmbedder returns fixed vectors: texts found in vecs get theirs, others a hash-seeded random one.
 type tableEmbedder struct {
 	dim   int
@@ -75,7 +60,7 @@ func randomDocs(n int, seed uint64) []corpus.Document {
 func buildIndex(t *testing.T, docs []corpus.Document, emb Embedder, opt BuildOptions) (*Index, string) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := BuildWith(context.Background(), &sliceReader{docs: docs}, emb, dir, io.Discard, opt); err != nil {
+	if err := BuildWith(context.Background(), corpus.NewSliceReader(docs), emb, dir, io.Discard, opt); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := Open(dir, emb)
@@ -242,7 +227,7 @@ func TestBuildBadInput(t *testing.T) {
 			if tc.emb != nil {
 				emb = tc.emb
 			}
-			err := Build(context.Background(), &sliceReader{docs: tc.docs}, emb, t.TempDir(), nil)
+			err := Build(context.Background(), corpus.NewSliceReader(tc.docs), emb, t.TempDir(), nil)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err %v, want %q", err, tc.wantErr)
 			}
@@ -288,7 +273,7 @@ func TestOpenDetectsCorruption(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			emb.dim = 8
 			dir := t.TempDir()
-			if err := Build(context.Background(), &sliceReader{docs: randomDocs(30, 1)}, emb, dir, nil); err != nil {
+			if err := Build(context.Background(), corpus.NewSliceReader(randomDocs(30, 1)), emb, dir, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := tc.corrupt(dir); err != nil {
@@ -351,7 +336,7 @@ func TestEmptyCorpusAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Build(ctx, &sliceReader{docs: randomDocs(10, 1)}, &tableEmbedder{dim: 3}, t.TempDir(), nil); !errors.Is(err, context.Canceled) {
+	if err := Build(ctx, corpus.NewSliceReader(randomDocs(10, 1)), &tableEmbedder{dim: 3}, t.TempDir(), nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled build: %v", err)
 	}
 	if _, err := ix.SearchVectors(context.Background(), [][]float32{{1, 2}}, 3); err == nil && ix.Len() > 0 {

@@ -33,7 +33,7 @@ var topicDocs = []corpus.Document{
 
 func TestLSAFindsTopicalDocuments(t *testing.T) {
 	ctx := context.Background()
-	l, err := FitLSA(ctx, &sliceReader{docs: topicDocs}, LSAConfig{Dim: 4, MinDF: 1, MaxDFRatio: 0.7}, io.Discard)
+	l, err := FitLSA(ctx, corpus.NewSliceReader(topicDocs), LSAConfig{Dim: 4, MinDF: 1, MaxDFRatio: 0.7}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func ids(hits []retrieval.Hit) []string {
 
 func TestLSAPersistsWithTheIndex(t *testing.T) {
 	ctx := context.Background()
-	l, err := FitLSA(ctx, &sliceReader{docs: topicDocs}, LSAConfig{Dim: 3, MinDF: 1}, nil)
+	l, err := FitLSA(ctx, corpus.NewSliceReader(topicDocs), LSAConfig{Dim: 3, MinDF: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +103,11 @@ func TestLSAPersistsWithTheIndex(t *testing.T) {
 
 func TestLSABadInput(t *testing.T) {
 	ctx := context.Background()
-	if _, err := FitLSA(ctx, &sliceReader{}, LSAConfig{}, nil); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := FitLSA(ctx, corpus.NewSliceReader(nil), LSAConfig{}, nil); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("empty corpus: %v", err)
 	}
 	one := []corpus.Document{{ID: "a", Text: "unique words only"}}
-	if _, err := FitLSA(ctx, &sliceReader{docs: one}, LSAConfig{}, nil); err == nil || !strings.Contains(err.Error(), "no term") {
+	if _, err := FitLSA(ctx, corpus.NewSliceReader(one), LSAConfig{}, nil); err == nil || !strings.Contains(err.Error(), "no term") {
 		t.Fatalf("corpus without shared terms: %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "x.bin")

@@ -359,7 +359,7 @@ func TestBuildCorpusAndReopenFromMeta(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", testKey)
 	t.Setenv("OPENAI_BASE_URL", "")
 	ctx := context.Background()
-	open := func() (corpus.Reader, error) { return &sliceReader{docs: topicDocs}, nil }
+	open := func() (corpus.Reader, error) { return corpus.NewSliceReader(topicDocs), nil }
 	dir := t.TempDir()
 	spec := EmbedderSpec{Kind: KindOpenAI, OpenAI: OpenAIConfig{BaseURL: url, Model: "m", Dim: 4, Preset: PresetE5}}
 	if err := BuildCorpus(ctx, open, spec, dir, nil); err != nil {

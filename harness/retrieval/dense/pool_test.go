@@ -52,7 +52,7 @@ func TestLSAOn2WikiPool(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	l, err := FitLSA(ctx, &sliceReader{docs: docs}, LSAConfig{Dim: 256}, nil)
+	l, err := FitLSA(ctx, corpus.NewSliceReader(docs), LSAConfig{Dim: 256}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
