@@ -596,17 +596,19 @@ func (t *topK) sorted() []ScoredDoc {
 
 const noDoc = math.MaxUint32
 
-// cursor iterates one term's postings block by block.
+// cursor iterates one term's postings block by block. Entering a block decodes all of its postings at
+// once into docs and tfs, so that next and advance are array steps rather than varint decodes.
 type cursor struct {
 	skips []byte // nblocks entries of (last doc, end offset)
 	data  []byte
 	df    int
 	nb    int
 	block int // current block
-	left  int // postings left in the current block
-	pos   int
+	i, n  int // next index into docs/tfs; postings decoded in the current block
 	doc   uint32
 	tf    uint32
+	docs  [blockSize]uint32
+	tfs   [blockSize]uint32
 }
 
 func (c *cursor) init(post []byte, off uint64, df uint32) error {
@@ -622,7 +624,7 @@ func (c *cursor) init(post []byte, off uint64, df uint32) error {
 	}
 	c.data = post[end : end+dataLen]
 	c.df, c.nb = int(df), nb
-	c.block, c.left, c.pos, c.doc = -1, 0, 0, 0
+	c.block, c.i, c.n, c.doc = -1, 0, 0, 0
 	return nil
 }
 
@@ -655,37 +657,62 @@ func (c *cursor) blockEnd(b int) int {
 	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
 }
 
-// enter positions the cursor before the first posting of block b.
+// enter decodes block b and positions the cursor before its first posting. Truncated or oversized block
+// data panics (recovered by Search and Verify).
 func (c *cursor) enter(b int) {
 	c.block = b
-	c.left = c.blockLen(b)
-	if b == 0 {
-		c.pos, c.doc = 0, 0
+	n := c.blockLen(b)
+	var p int
+	var d uint32
+	if b > 0 {
+		p, d = c.blockEnd(b-1), c.lastDoc(b-1)
+	}
+	data := c.data[:c.blockEnd(b)]
+	docs, tfs := c.docs[:n], c.tfs[:n]
+	for j := range docs {
+		v := uint64(data[p])
+		if v < 0x80 {
+			p++
+		} else {
+			var w int
+			v, w = uvarint(data, p)
+			p += w
+		}
+		d += uint32(v >> 1)
+		docs[j] = d
+		if v&1 == 1 {
+			tfs[j] = 1
+			continue
+		}
+		t := uint64(data[p])
+		if t < 0x80 {
+			p++
+		} else {
+			var w int
+			t, w = uvarint(data, p)
+			p += w
+		}
+		tfs[j] = uint32(t)
+	}
+	c.i, c.n = 0, n
+	if b > 0 {
+		c.doc = c.lastDoc(b - 1)
 	} else {
-		c.pos, c.doc = c.blockEnd(b-1), c.lastDoc(b-1)
+		c.doc = 0
 	}
 }
 
 // next moves to the next posting, or sets doc to noDoc at the end.
 func (c *cursor) next() {
-	if c.left == 0 {
+	if c.i == c.n {
 		if c.block+1 >= c.nb {
 			c.doc = noDoc
 			return
 		}
 		c.enter(c.block + 1)
 	}
-	c.left--
-	v, n := uvarint(c.data, c.pos)
-	c.pos += n
-	c.doc += uint32(v >> 1)
-	if v&1 == 1 {
-		c.tf = 1
-	} else {
-		t, n := uvarint(c.data, c.pos)
-		c.pos += n
-		c.tf = uint32(t)
-	}
+	c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+	c.i++
 }
 
 // advance moves to the first posting with doc >= target.
@@ -697,17 +724,21 @@ func (c *cursor) advance(target uint32) {
 		// Find the first block whose last doc is >= target: usually the next one, else by binary search.
 		b := c.blockAt(c.block+1, target)
 		if b >= c.nb {
-			c.block, c.left, c.doc = c.nb-1, 0, noDoc
+			c.block, c.i, c.n, c.doc = c.nb-1, 0, 0, noDoc
 			return
 		}
 		c.enter(b)
 	}
-	for c.doc < target {
-		c.next()
-		if c.doc == noDoc {
-			return
-		}
+	// The current block's last doc is >= target, so the scan stops inside it.
+	i := c.i
+	for i < c.n && c.docs[i] < target {
+		i++
 	}
+	if i == c.n {
+		panic(errCorrupt) // the skip entry's last doc is not in the block
+	}
+	c.doc, c.tf = c.docs[i], c.tfs[i]
+	c.i = i + 1
 }
 
 // uvarint decodes a uvarint at p; it panics on truncated data (recovered by Search).
