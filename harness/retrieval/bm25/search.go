@@ -752,3 +752,16 @@ func uvarint(b []byte, p int) (uint64, int) {
 	}
 	return v, n
 }
+
+// QueryCost returns how many distinct indexed terms the query has and their total postings (the work an
+// exhaustive scorer would do); benchmarks report it to characterise a query set.
+func (ix *Index) QueryCost(query string) (terms int, postings int64, err error) {
+	qts, err := ix.prepare(query)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, q := range qts {
+		postings += int64(q.cur.df)
+	}
+	return len(qts), postings, nil
+}
