@@ -67,6 +67,7 @@ func init() {
 						&cli.StringFlag{Name: "corpus", Usage: "benchmark on this corpus instead of synthetic text"},
 						&cli.StringFlag{Name: "dir", Usage: "work directory (default a temporary one, removed afterwards)"},
 						&cli.IntFlag{Name: "queries", Value: 2000, Usage: "queries to time"},
+						&cli.StringFlag{Name: "query-file", Usage: "time these queries (one per line; the first --queries of them) instead of synthetic ones"},
 						&cli.IntFlag{Name: "k", Value: 10, Usage: "top k"},
 						&cli.Int64Flag{Name: "memory-mb", Value: 1024, Usage: "postings buffer before spilling a run"},
 						&cli.IntFlag{Name: "workers", Usage: "analysis workers (default GOMAXPROCS)"},
@@ -780,11 +781,28 @@ func indexBench(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
-	synth := bm25.NewSynth(2)
 	nq := c.Int("queries")
-	qs := make([]string, nq)
-	for i := range qs {
-		qs[i] = synth.Query()
+	var qs []string
+	if qf := c.String("query-file"); qf != "" {
+		data, err := os.ReadFile(qf)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if l = strings.TrimSpace(l); l != "" && len(qs) < nq {
+				qs = append(qs, l)
+			}
+		}
+		if len(qs) == 0 {
+			return fmt.Errorf("bench: %s has no queries", qf)
+		}
+		nq = len(qs)
+	} else {
+		synth := bm25.NewSynth(2)
+		qs = make([]string, nq)
+		for i := range qs {
+			qs[i] = synth.Query()
+		}
 	}
 	k := c.Int("k")
 	// Warm the page cache and the dictionary with a first pass over a few queries.
@@ -804,6 +822,15 @@ func indexBench(c *cli.Context) error {
 	p50, p99 := percentile(lat, 0.5), percentile(lat, 0.99)
 	fmt.Fprintf(w, "query       %d queries, top %d, one thread: %.0f q/s wall, %.0f q per CPU-second, p50 %s, p99 %s\n",
 		nq, k, float64(nq)/wall.Seconds(), float64(nq)/cpu.Seconds(), p50.Round(time.Microsecond), p99.Round(time.Microsecond))
+	var qterms, qpost int64
+	for _, q := range qs {
+		t, p, err := ix.QueryCost(q)
+		if err != nil {
+			return err
+		}
+		qterms, qpost = qterms+int64(t), qpost+p
+	}
+	fmt.Fprintf(w, "query set   %.2f indexed terms and %.0f postings per query on average\n", float64(qterms)/float64(nq), float64(qpost)/float64(nq))
 	if np := min(c.Int("peer-queries"), len(qs)); np > 0 {
 		start = time.Now()
 		for _, q := range qs[:np] {

@@ -596,17 +596,24 @@ func (t *topK) sorted() []ScoredDoc {
 
 const noDoc = math.MaxUint32
 
-// cursor iterates one term's postings block by block.
+// cursor iterates one term's postings block by block. A block is decoded into docs and tfs lazily:
+// next decodes the rest of the block at once (sequential iteration), advance only as far as its target
+// (probes of non-essential terms), so that next and advance are mostly array steps.
 type cursor struct {
 	skips []byte // nblocks entries of (last doc, end offset)
 	data  []byte
 	df    int
 	nb    int
 	block int // current block
-	left  int // postings left in the current block
-	pos   int
+	i     int // next index into docs/tfs
+	m     int // postings decoded so far in the current block
+	n     int // postings in the current block
+	p     int // data offset of the next undecoded posting
+	last  uint32
 	doc   uint32
 	tf    uint32
+	docs  [blockSize]uint32
+	tfs   [blockSize]uint32
 }
 
 func (c *cursor) init(post []byte, off uint64, df uint32) error {
@@ -622,7 +629,7 @@ func (c *cursor) init(post []byte, off uint64, df uint32) error {
 	}
 	c.data = post[end : end+dataLen]
 	c.df, c.nb = int(df), nb
-	c.block, c.left, c.pos, c.doc = -1, 0, 0, 0
+	c.block, c.i, c.m, c.n, c.doc = -1, 0, 0, 0, 0
 	return nil
 }
 
@@ -655,37 +662,70 @@ func (c *cursor) blockEnd(b int) int {
 	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
 }
 
-// enter positions the cursor before the first posting of block b.
+// enter positions the cursor before the first posting of block b, without decoding it.
 func (c *cursor) enter(b int) {
 	c.block = b
-	c.left = c.blockLen(b)
-	if b == 0 {
-		c.pos, c.doc = 0, 0
+	c.n = c.blockLen(b)
+	c.i, c.m = 0, 0
+	if b > 0 {
+		c.p, c.last = c.blockEnd(b-1), c.lastDoc(b-1)
 	} else {
-		c.pos, c.doc = c.blockEnd(b-1), c.lastDoc(b-1)
+		c.p, c.last = 0, 0
 	}
+	c.doc = c.last
+}
+
+// decode decodes postings of the current block until stop of them are decoded or, with target > 0, one
+// at or past target was decoded. Truncated data panics (recovered by Search and Verify).
+func (c *cursor) decode(stop int, target uint32) {
+	data := c.data
+	p, d, m := c.p, c.last, c.m
+	for m < stop {
+		v := uint64(data[p])
+		if v < 0x80 {
+			p++
+		} else {
+			var w int
+			v, w = uvarint(data, p)
+			p += w
+		}
+		d += uint32(v >> 1)
+		c.docs[m] = d
+		if v&1 == 1 {
+			c.tfs[m] = 1
+		} else {
+			t := uint64(data[p])
+			if t < 0x80 {
+				p++
+			} else {
+				var w int
+				t, w = uvarint(data, p)
+				p += w
+			}
+			c.tfs[m] = uint32(t)
+		}
+		m++
+		if target > 0 && d >= target {
+			break
+		}
+	}
+	c.p, c.last, c.m = p, d, m
 }
 
 // next moves to the next posting, or sets doc to noDoc at the end.
 func (c *cursor) next() {
-	if c.left == 0 {
-		if c.block+1 >= c.nb {
-			c.doc = noDoc
-			return
+	if c.i == c.m {
+		if c.m == c.n {
+			if c.block+1 >= c.nb {
+				c.doc = noDoc
+				return
+			}
+			c.enter(c.block + 1)
 		}
-		c.enter(c.block + 1)
+		c.decode(c.n, 0)
 	}
-	c.left--
-	v, n := uvarint(c.data, c.pos)
-	c.pos += n
-	c.doc += uint32(v >> 1)
-	if v&1 == 1 {
-		c.tf = 1
-	} else {
-		t, n := uvarint(c.data, c.pos)
-		c.pos += n
-		c.tf = uint32(t)
-	}
+	c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+	c.i++
 }
 
 // advance moves to the first posting with doc >= target.
@@ -697,17 +737,25 @@ func (c *cursor) advance(target uint32) {
 		// Find the first block whose last doc is >= target: usually the next one, else by binary search.
 		b := c.blockAt(c.block+1, target)
 		if b >= c.nb {
-			c.block, c.left, c.doc = c.nb-1, 0, noDoc
+			c.block, c.i, c.m, c.n, c.doc = c.nb-1, 0, 0, 0, noDoc
 			return
 		}
 		c.enter(b)
 	}
-	for c.doc < target {
-		c.next()
-		if c.doc == noDoc {
-			return
-		}
+	// The current block's last doc is >= target, so the scan stops inside it.
+	i := c.i
+	for i < c.m && c.docs[i] < target {
+		i++
 	}
+	if i == c.m {
+		c.decode(c.n, target)
+		if c.docs[c.m-1] < target {
+			panic(errCorrupt) // the skip entry's last doc is not in the block
+		}
+		i = c.m - 1
+	}
+	c.doc, c.tf = c.docs[i], c.tfs[i]
+	c.i = i + 1
 }
 
 // uvarint decodes a uvarint at p; it panics on truncated data (recovered by Search).
@@ -720,4 +768,17 @@ func uvarint(b []byte, p int) (uint64, int) {
 		panic(errCorrupt)
 	}
 	return v, n
+}
+
+// QueryCost returns how many distinct indexed terms the query has and their total postings (the work an
+// exhaustive scorer would do); benchmarks report it to characterise a query set.
+func (ix *Index) QueryCost(query string) (terms int, postings int64, err error) {
+	qts, err := ix.prepare(query)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, q := range qts {
+		postings += int64(q.cur.df)
+	}
+	return len(qts), postings, nil
 }
