@@ -152,7 +152,7 @@ func BuildFrom(ctx context.Context, r corpus.Reader, outDir string, opt BuildOpt
 		}
 	}()
 
-	b := &builder{opt: opt, dir: tmp, vocab: map[string]int32{}, sep: sepID(opt.TokenWidth)}
+	b := &builder{opt: opt, dir: tmp, vocab: newVocabTable(), sep: sepID(opt.TokenWidth)}
 	if err := b.run(ctx, r); err != nil {
 		return BuildStats{}, err
 	}
@@ -189,7 +189,7 @@ func sepID(width int) int32 {
 type builder struct {
 	opt   BuildOptions
 	dir   string
-	vocab map[string]int32
+	vocab *vocabTable
 	words []string
 	sep   int32
 	man   Manifest
@@ -202,8 +202,9 @@ type builder struct {
 
 type shardJob struct {
 	id     int
-	tokens []int32 // ids; the separator is sep
+	tokens []int32 // ids; the separator is sep; backed by buf
 	docs   []uint64
+	buf    *tokenBuffer
 }
 
 func (b *builder) run(ctx context.Context, r corpus.Reader) error {
@@ -248,15 +249,11 @@ func (b *builder) fail(err error) {
 	b.mu.Unlock()
 }
 
-// blockTokens is the size of the blocks a shard's tokens are gathered in while reading; a shard is
-// copied into one exact-size slice when complete, so that reading never holds a half-empty
-// doubling slice.
-const blockTokens = 1 << 20
-
 // read tokenizes documents and cuts them into shards of whole documents.
 func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJob) error {
 	limit := b.opt.ShardTokens
-	var blocks [][]int32
+	var buf *tokenBuffer // the current shard's tokens
+	defer func() { buf.release() }()
 	curN := 0
 	var docs []uint64
 	id := 0
@@ -268,25 +265,13 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 	if b.opt.TokenWidth == 2 {
 		maxID = 0xFFFE
 	}
-	push := func(t int32) {
-		if len(blocks) == 0 || len(blocks[len(blocks)-1]) == blockTokens {
-			blocks = append(blocks, make([]int32, 0, blockTokens))
-		}
-		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], t)
-	}
 	send := func() error {
 		if curN == 0 {
 			return nil
 		}
-		// One exact-size slice with room for the SA-IS sentinel.
-		tokens := make([]int32, 0, curN+1)
-		for _, bl := range blocks {
-			tokens = append(tokens, bl...)
-		}
-		blocks = nil
-		debug.FreeOSMemory()
 		select {
-		case jobs <- shardJob{id: id, tokens: tokens, docs: docs}:
+		case jobs <- shardJob{id: id, tokens: buf.tok, docs: docs, buf: buf}:
+			buf = nil // the worker releases it
 		case <-ctx.Done():
 			if b.firstErr != nil {
 				return b.firstErr
@@ -321,8 +306,8 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 		doc = doc[:0]
 		var vocabErr error
 		text.EachSpan(s, func(i, j int) {
-			id, ok := b.vocab[s[i:j]]
-			if !ok {
+			id, slot := b.vocab.find(s[i:j], b.words)
+			if id < 0 {
 				if int64(len(b.words)) > int64(maxID) {
 					vocabErr = fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
 					return
@@ -330,7 +315,7 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 				w := strings.Clone(s[i:j])
 				id = int32(len(b.words))
 				b.words = append(b.words, w)
-				b.vocab[w] = id
+				b.vocab.insert(slot, w, id, b.words)
 			}
 			doc = append(doc, id)
 		})
@@ -346,18 +331,14 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 				return err
 			}
 		}
-		docs = append(docs, uint64(curN))
-		push(b.sep)
-		for rest := doc; len(rest) > 0; {
-			last := blocks[len(blocks)-1]
-			if len(last) == blockTokens {
-				blocks = append(blocks, make([]int32, 0, blockTokens))
-				continue
+		if buf == nil {
+			// Room for a full shard and the SA-IS sentinel; only written pages use memory.
+			if buf, err = newTokenBuffer(limit + 1); err != nil {
+				return err
 			}
-			k := min(len(rest), blockTokens-len(last))
-			blocks[len(blocks)-1] = append(last, rest[:k]...)
-			rest = rest[k:]
 		}
+		docs = append(docs, uint64(curN))
+		buf.tok = append(append(buf.tok, b.sep), doc...)
 		curN += need
 		ndocs++
 		ntok += int64(need)
@@ -385,6 +366,7 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 
 // buildShard writes tokenized.N, offset.N and table.N for one shard.
 func (b *builder) buildShard(ctx context.Context, j shardJob) error {
+	defer j.buf.release()
 	w := b.opt.TokenWidth
 	n := len(j.tokens)
 	dsBytes := int64(n) * int64(w)
