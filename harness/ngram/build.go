@@ -418,9 +418,15 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 	// table.N: the suffix array in the byte order of tokenized.N.
 	s, k := byteOrderRanks(j.tokens, w)
 	j.tokens = nil
-	sa := make([]int32, len(s))
+	saBuf, err := newTokenBuffer(len(s))
+	if err != nil {
+		return err
+	}
+	defer saBuf.release()
+	sa := saBuf.tok[:len(s)]
 	saisText(s, sa, k)
 	s = nil
+	j.buf.release() // the tokens are no longer needed
 	debug.FreeOSMemory()
 	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
 		buf := make([]byte, (1<<16)*ptr+8)

@@ -1,5 +1,7 @@
 package ngram
 
+import "slices"
+
 // This file implements SA-IS (Nong, Zhang and Chan, "Two efficient algorithms for linear time suffix
 // array construction", 2011) over an integer alphabet. It is linear in the text length and uses, besides
 // the text and the suffix array, one bit per position for the L/S types and two bucket arrays of the
@@ -53,26 +55,30 @@ func saisText(s []int32, sa []int32, k int) {
 			n1++
 		}
 	}
-	// Name the LMS substrings: equal substrings get equal names.
+	// Name the LMS substrings: equal substrings get equal names. Two LMS substrings are equal when
+	// they have the same length and the same symbols (their types then agree too, since both end in
+	// an S-type symbol), so the length of each, up to and including the next LMS position, is stored
+	// first in the slot that later holds its name. This compares symbols only, with no type lookups.
 	for i := n1; i < n; i++ {
 		sa[i] = -1
 	}
+	for i, prevLMS := 1, -1; i < n; i++ {
+		if isLMS(int32(i)) {
+			if prevLMS >= 0 {
+				sa[n1+prevLMS/2] = int32(i - prevLMS + 1)
+			}
+			prevLMS = i
+		}
+	}
+	sa[n1+(n-1)/2] = 1 // the sentinel is the last LMS substring
 	name := int32(0)
-	prev := int32(-1)
+	prev, prevLen := int32(-1), int32(0)
 	for i := 0; i < n1; i++ {
 		pos := sa[i]
-		diff := false
-		for d := int32(0); int(d) < n; d++ {
-			if prev == -1 || s[pos+d] != s[prev+d] || t.get(int(pos+d)) != t.get(int(prev+d)) {
-				diff = true
-				break
-			} else if d > 0 && (isLMS(pos+d) || isLMS(prev+d)) {
-				break
-			}
-		}
-		if diff {
+		plen := sa[n1+int(pos/2)]
+		if plen != prevLen || !slices.Equal(s[pos:pos+plen], s[prev:prev+plen]) {
 			name++
-			prev = pos
+			prev, prevLen = pos, plen
 		}
 		sa[n1+int(pos/2)] = name - 1 // LMS positions are at least 2 apart
 	}

@@ -17,11 +17,15 @@ type tokenBuffer struct {
 }
 
 func newTokenBuffer(capTokens int) (*tokenBuffer, error) {
-	mem, err := syscall.Mmap(-1, 0, capTokens*4, syscall.PROT_READ|syscall.PROT_WRITE,
+	mem, err := syscall.Mmap(-1, 0, max(capTokens, 1)*4, syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("build: map a %d-token shard buffer: %w", capTokens, err)
+		return nil, fmt.Errorf("build: map a %d-token buffer: %w", capTokens, err)
 	}
+	// Transparent huge pages, where the kernel allows them on request: first touches of a 400 MB
+	// array then fault 2 MB at a time instead of 4 KB (page faults showed in the profile). Advice
+	// only; an error changes nothing.
+	_ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE)
 	return &tokenBuffer{mem: mem, tok: unsafe.Slice((*int32)(unsafe.Pointer(&mem[0])), capTokens)[:0]}, nil
 }
 
