@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/text"
 )
 
 // ManifestFormat names the manifest layout version.
@@ -225,10 +224,10 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) error {
 		}()
 	}
 	pctx, pcancel := context.WithCancel(ctx)
-	pr, prDone := prefetch(pctx, r)
-	err := b.read(ctx, pr, jobs)
+	batches, tokDone := tokenizeBatches(pctx, r, runtime.GOMAXPROCS(0), b.opt.Title, b.opt.Lowercase)
+	err := b.read(ctx, batches, jobs)
 	pcancel()
-	<-prDone // the caller may close r once we return
+	<-tokDone // the caller may close r once we return
 	close(jobs)
 	wg.Wait()
 	if err != nil {
@@ -250,20 +249,26 @@ func (b *builder) fail(err error) {
 }
 
 // read tokenizes documents and cuts them into shards of whole documents.
-func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJob) error {
+func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, jobs chan<- shardJob) error {
 	limit := b.opt.ShardTokens
 	var buf *tokenBuffer // the current shard's tokens
 	defer func() { buf.release() }()
 	curN := 0
 	var docs []uint64
 	id := 0
-	var doc []int32
+	var l2g []int32 // the current batch's local ids to global ids
 	var ndocs, ntok int64
 	last := time.Now()
 	start := last
 	maxID := int32(math.MaxInt32)
 	if b.opt.TokenWidth == 2 {
 		maxID = 0xFFFE
+	}
+	stopped := func(err error) error {
+		if b.firstErr != nil {
+			return b.firstErr
+		}
+		return err
 	}
 	send := func() error {
 		if curN == 0 {
@@ -273,75 +278,69 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 		case jobs <- shardJob{id: id, tokens: buf.tok, docs: docs, buf: buf}:
 			buf = nil // the worker releases it
 		case <-ctx.Done():
-			if b.firstErr != nil {
-				return b.firstErr
-			}
-			return ctx.Err()
+			return stopped(ctx.Err())
 		}
 		id++
 		curN, docs = 0, nil
 		return nil
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			if b.firstErr != nil {
-				return b.firstErr
+	for bt := range batches {
+		select {
+		case <-bt.done:
+		case <-ctx.Done():
+			return stopped(ctx.Err())
+		}
+		l2g = l2g[:0]
+		off := 0
+		for di, d := range bt.docs {
+			if err := ctx.Err(); err != nil {
+				return stopped(err)
 			}
-			return err
-		}
-		d, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("build: %w", err)
-		}
-		s := d.Text
-		if b.opt.Title && d.Title != "" {
-			s = d.Title + "\n" + s
-		}
-		if b.opt.Lowercase {
-			s = strings.ToLower(s)
-		}
-		doc = doc[:0]
-		var vocabErr error
-		text.EachSpan(s, func(i, j int) {
-			id, slot := b.vocab.find(s[i:j], b.words)
-			if id < 0 {
-				if int64(len(b.words)) > int64(maxID) {
-					vocabErr = fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
-					return
+			// Give global ids to the words first seen in this document, in order of first occurrence.
+			for len(l2g) < len(bt.words) && int(bt.firstDoc[len(l2g)]) == di {
+				w := bt.words[len(l2g)]
+				gid, slot := b.vocab.find(w, b.words)
+				if gid < 0 {
+					if int64(len(b.words)) > int64(maxID) {
+						return fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
+					}
+					w = strings.Clone(w)
+					gid = int32(len(b.words))
+					b.words = append(b.words, w)
+					b.vocab.insert(slot, w, gid, b.words)
 				}
-				w := strings.Clone(s[i:j])
-				id = int32(len(b.words))
-				b.words = append(b.words, w)
-				b.vocab.insert(slot, w, id, b.words)
+				l2g = append(l2g, gid)
 			}
-			doc = append(doc, id)
-		})
-		if vocabErr != nil {
-			return vocabErr
-		}
-		need := len(doc) + 1
-		if need > limit {
-			return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
-		}
-		if curN+need > limit {
-			if err := send(); err != nil {
-				return err
+			doc := bt.toks[off : off+int(bt.lens[di])]
+			off += len(doc)
+			need := len(doc) + 1
+			if need > limit {
+				return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
 			}
-		}
-		if buf == nil {
-			// Room for a full shard and the SA-IS sentinel; only written pages use memory.
-			if buf, err = newTokenBuffer(limit + 1); err != nil {
-				return err
+			if curN+need > limit {
+				if err := send(); err != nil {
+					return err
+				}
 			}
+			if buf == nil {
+				// Room for a full shard and the SA-IS sentinel; only written pages use memory.
+				var err error
+				if buf, err = newTokenBuffer(limit + 1); err != nil {
+					return err
+				}
+			}
+			docs = append(docs, uint64(curN))
+			buf.tok = append(buf.tok, b.sep)
+			for _, t := range doc {
+				buf.tok = append(buf.tok, l2g[t])
+			}
+			curN += need
+			ndocs++
+			ntok += int64(need)
 		}
-		docs = append(docs, uint64(curN))
-		buf.tok = append(append(buf.tok, b.sep), doc...)
-		curN += need
-		ndocs++
-		ntok += int64(need)
+		if bt.err != nil {
+			return fmt.Errorf("build: %w", bt.err)
+		}
 		if b.opt.Progress != nil && time.Since(last) > time.Second {
 			last = time.Now()
 			b.mu.Lock()
@@ -350,6 +349,9 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 			fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read (%.1fM tok/s), %d shards built   ",
 				ndocs, ntok, float64(ntok)/time.Since(start).Seconds()/1e6, done)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return stopped(err)
 	}
 	if ndocs == 0 {
 		return errors.New("build: the corpus is empty (no documents)")
@@ -610,45 +612,3 @@ func dirBytes(dir string) (int64, error) {
 	}
 	return total, nil
 }
-
-// prefetched reads documents ahead in its own goroutine, so that parsing the corpus overlaps with
-// tokenizing it.
-type prefetched struct {
-	ch <-chan docOrErr
-}
-
-type docOrErr struct {
-	d   corpus.Document
-	err error
-}
-
-func prefetch(ctx context.Context, r corpus.Reader) (corpus.Reader, <-chan struct{}) {
-	ch := make(chan docOrErr, 256)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(ch)
-		for {
-			d, err := r.Next()
-			select {
-			case ch <- docOrErr{d, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return prefetched{ch}, done
-}
-
-func (p prefetched) Next() (corpus.Document, error) {
-	x, ok := <-p.ch
-	if !ok {
-		return corpus.Document{}, io.EOF
-	}
-	return x.d, x.err
-}
-
-func (p prefetched) Close() error { return nil }

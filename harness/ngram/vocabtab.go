@@ -14,7 +14,7 @@ import "math/bits"
 // It is open addressing with linear probing, kept at most half full. The keys' bytes live in words,
 // which the builder owns (ids are indices into it).
 type vocabTable struct {
-	hot   []vslot // a direct-mapped cache of recently found words, small enough to stay in cache
+	hot   []vslot // a direct-mapped cache of recently found words, small enough to stay in cache; may be nil
 	slots []vslot
 	n     int
 	shift uint // 64 - log2(len(slots))
@@ -79,9 +79,12 @@ func (t *vocabTable) find(s string, words []string) (int32, int) {
 	head := loadHead(s)
 	h := vhash(s, head)
 	tag := vtag(h, len(s))
-	hs := &t.hot[h&(hotSize-1)]
-	if hs.tag == tag && hs.head == head && hs.id1 != 0 && (len(s) <= 8 || words[hs.id1-1][8:] == s[8:]) {
-		return hs.id1 - 1, -1
+	var hs *vslot
+	if t.hot != nil {
+		hs = &t.hot[h&(hotSize-1)]
+		if hs.tag == tag && hs.head == head && hs.id1 != 0 && (len(s) <= 8 || words[hs.id1-1][8:] == s[8:]) {
+			return hs.id1 - 1, -1
+		}
 	}
 	mask := len(t.slots) - 1
 	i := int((h * 0x9E3779B97F4A7C15) >> t.shift)
@@ -91,7 +94,9 @@ func (t *vocabTable) find(s string, words []string) (int32, int) {
 			return -1, i
 		}
 		if sl.tag == tag && sl.head == head && (len(s) <= 8 || words[sl.id1-1][8:] == s[8:]) {
-			*hs = *sl
+			if hs != nil {
+				*hs = *sl
+			}
 			return sl.id1 - 1, i
 		}
 		i = (i + 1) & mask
