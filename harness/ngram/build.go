@@ -224,8 +224,9 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) error {
 		}()
 	}
 	pctx, pcancel := context.WithCancel(ctx)
-	batches, tokDone := tokenizeBatches(pctx, r, runtime.GOMAXPROCS(0), b.opt.Title, b.opt.Lowercase)
-	err := b.read(ctx, batches, jobs)
+	free := make(chan *tokBatch, 4*runtime.GOMAXPROCS(0)+4)
+	batches, tokDone := tokenizeBatches(pctx, r, runtime.GOMAXPROCS(0), b.opt.Title, b.opt.Lowercase, free)
+	err := b.read(ctx, batches, free, jobs)
 	pcancel()
 	<-tokDone // the caller may close r once we return
 	close(jobs)
@@ -249,7 +250,7 @@ func (b *builder) fail(err error) {
 }
 
 // read tokenizes documents and cuts them into shards of whole documents.
-func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, jobs chan<- shardJob) error {
+func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, free chan<- *tokBatch, jobs chan<- shardJob) error {
 	limit := b.opt.ShardTokens
 	var buf *tokenBuffer // the current shard's tokens
 	defer func() { buf.release() }()
@@ -340,6 +341,11 @@ func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, jobs chan<
 		}
 		if bt.err != nil {
 			return fmt.Errorf("build: %w", bt.err)
+		}
+		bt.recycle()
+		select {
+		case free <- bt:
+		default:
 		}
 		if b.opt.Progress != nil && time.Since(last) > time.Second {
 			last = time.Now()

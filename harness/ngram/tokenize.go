@@ -38,10 +38,20 @@ type tokBatch struct {
 
 // tokenizeBatches starts the parsing and tokenizing goroutines. Batches come out in corpus order,
 // each to be awaited on its done channel. The returned channel is closed when all goroutines have
-// stopped (after the end of the corpus, a read error or the end of ctx).
-func tokenizeBatches(ctx context.Context, r corpus.Reader, workers int, title, lower bool) (<-chan *tokBatch, <-chan struct{}) {
+// stopped (after the end of the corpus, a read error or the end of ctx). Batches sent back on free are
+// reused.
+func tokenizeBatches(ctx context.Context, r corpus.Reader, workers int, title, lower bool, free <-chan *tokBatch) (<-chan *tokBatch, <-chan struct{}) {
 	ordered := make(chan *tokBatch, 2*workers+2)
 	work := make(chan *tokBatch, 2*workers+2)
+	newBatch := func() *tokBatch {
+		select {
+		case bt := <-free:
+			bt.done = make(chan struct{})
+			return bt
+		default:
+			return &tokBatch{done: make(chan struct{})}
+		}
+	}
 	finished := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -60,7 +70,7 @@ func tokenizeBatches(ctx context.Context, r corpus.Reader, workers int, title, l
 		defer wg.Done()
 		defer close(work)
 		defer close(ordered)
-		bt := &tokBatch{done: make(chan struct{})}
+		bt := newBatch()
 		size := 0
 		emit := func() bool {
 			select {
@@ -73,7 +83,7 @@ func tokenizeBatches(ctx context.Context, r corpus.Reader, workers int, title, l
 			case <-ctx.Done():
 				return false
 			}
-			bt, size = &tokBatch{done: make(chan struct{})}, 0
+			bt, size = newBatch(), 0
 			return true
 		}
 		for {
@@ -103,11 +113,21 @@ func tokenizeBatches(ctx context.Context, r corpus.Reader, workers int, title, l
 	return ordered, finished
 }
 
+// recycle empties bt for reuse (batches are recycled: allocating them afresh made the garbage
+// collector run often, since the shard's tokens live outside the Go heap).
+func (bt *tokBatch) recycle() {
+	clear(bt.docs)
+	clear(bt.words)
+	bt.docs, bt.words = bt.docs[:0], bt.words[:0]
+	bt.toks, bt.lens, bt.firstDoc = bt.toks[:0], bt.lens[:0], bt.firstDoc[:0]
+	bt.err, bt.done = nil, nil
+}
+
 // tokenize fills lens, toks, words and firstDoc, using tab (cleared first) as the local vocabulary.
 func (bt *tokBatch) tokenize(tab *vocabTable, title, lower bool) {
 	clear(tab.slots)
 	tab.n = 0
-	bt.lens = make([]int32, len(bt.docs))
+	bt.lens = append(bt.lens[:0], make([]int32, len(bt.docs))...)
 	for di, d := range bt.docs {
 		s := d.Text
 		if title && d.Title != "" {
