@@ -31,10 +31,14 @@ func saisText(s []int32, sa []int32, k int) {
 		}
 	}
 	isLMS := func(i int32) bool { return i > 0 && t.get(int(i)) && !t.get(int(i-1)) }
+	// The symbol counts are computed once per level (recounting them for every bucket pass was ~7% of
+	// a Zipfian build with its 1M-symbol alphabet); bkt holds the moving bucket heads or tails.
+	cnt := make([]int32, k)
+	bucketCounts(s, cnt)
 	bkt := make([]int32, k)
 
 	// Stage 1: sort the LMS substrings by induced sorting.
-	bucketEnds(s, bkt)
+	bucketEnds(cnt, bkt)
 	for i := range sa {
 		sa[i] = -1
 	}
@@ -44,8 +48,8 @@ func saisText(s []int32, sa []int32, k int) {
 			sa[bkt[s[i]]] = int32(i)
 		}
 	}
-	induceL(s, sa, t, bkt)
-	induceS(s, sa, t, bkt)
+	induceL(s, sa, t, cnt, bkt)
+	induceS(s, sa, t, cnt, bkt)
 
 	// Compact the sorted LMS positions into the first n1 slots.
 	n1 := 0
@@ -113,15 +117,15 @@ func saisText(s []int32, sa []int32, k int) {
 	for i := n1; i < n; i++ {
 		sa[i] = -1
 	}
-	bucketEnds(s, bkt)
+	bucketEnds(cnt, bkt)
 	for i := n1 - 1; i >= 0; i-- {
 		j := sa[i]
 		sa[i] = -1
 		bkt[s[j]]--
 		sa[bkt[s[j]]] = j
 	}
-	induceL(s, sa, t, bkt)
-	induceS(s, sa, t, bkt)
+	induceL(s, sa, t, cnt, bkt)
+	induceS(s, sa, t, cnt, bkt)
 }
 
 func bucketCounts(s []int32, bkt []int32) {
@@ -133,26 +137,26 @@ func bucketCounts(s []int32, bkt []int32) {
 	}
 }
 
-func bucketEnds(s []int32, bkt []int32) {
-	bucketCounts(s, bkt)
+// bucketEnds sets bkt[c] to the end (exclusive) of symbol c's bucket, from the counts cnt.
+func bucketEnds(cnt []int32, bkt []int32) {
 	sum := int32(0)
-	for i, c := range bkt {
+	for i, c := range cnt {
 		sum += c
 		bkt[i] = sum
 	}
 }
 
-func bucketStarts(s []int32, bkt []int32) {
-	bucketCounts(s, bkt)
+// bucketStarts sets bkt[c] to the start of symbol c's bucket, from the counts cnt.
+func bucketStarts(cnt []int32, bkt []int32) {
 	sum := int32(0)
-	for i, c := range bkt {
+	for i, c := range cnt {
 		bkt[i] = sum
 		sum += c
 	}
 }
 
-func induceL(s, sa []int32, t bitset, bkt []int32) {
-	bucketStarts(s, bkt)
+func induceL(s, sa []int32, t bitset, cnt, bkt []int32) {
+	bucketStarts(cnt, bkt)
 	for i := 0; i < len(sa); i++ {
 		j := sa[i] - 1
 		if j >= 0 && !t.get(int(j)) {
@@ -162,8 +166,8 @@ func induceL(s, sa []int32, t bitset, bkt []int32) {
 	}
 }
 
-func induceS(s, sa []int32, t bitset, bkt []int32) {
-	bucketEnds(s, bkt)
+func induceS(s, sa []int32, t bitset, cnt, bkt []int32) {
+	bucketEnds(cnt, bkt)
 	for i := len(sa) - 1; i >= 0; i-- {
 		j := sa[i] - 1
 		if j >= 0 && t.get(int(j)) {
