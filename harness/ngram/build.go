@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/text"
 )
 
 // ManifestFormat names the manifest layout version.
@@ -152,7 +151,7 @@ func BuildFrom(ctx context.Context, r corpus.Reader, outDir string, opt BuildOpt
 		}
 	}()
 
-	b := &builder{opt: opt, dir: tmp, vocab: map[string]int32{}, sep: sepID(opt.TokenWidth)}
+	b := &builder{opt: opt, dir: tmp, vocab: newVocabTable(), sep: sepID(opt.TokenWidth)}
 	if err := b.run(ctx, r); err != nil {
 		return BuildStats{}, err
 	}
@@ -189,7 +188,7 @@ func sepID(width int) int32 {
 type builder struct {
 	opt   BuildOptions
 	dir   string
-	vocab map[string]int32
+	vocab *vocabTable
 	words []string
 	sep   int32
 	man   Manifest
@@ -202,8 +201,9 @@ type builder struct {
 
 type shardJob struct {
 	id     int
-	tokens []int32 // ids; the separator is sep
+	tokens []int32 // ids; the separator is sep; backed by buf
 	docs   []uint64
+	buf    *tokenBuffer
 }
 
 func (b *builder) run(ctx context.Context, r corpus.Reader) error {
@@ -224,10 +224,11 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) error {
 		}()
 	}
 	pctx, pcancel := context.WithCancel(ctx)
-	pr, prDone := prefetch(pctx, r)
-	err := b.read(ctx, pr, jobs)
+	free := make(chan *tokBatch, 4*runtime.GOMAXPROCS(0)+4)
+	batches, tokDone := tokenizeBatches(pctx, r, runtime.GOMAXPROCS(0), b.opt.Title, b.opt.Lowercase, free)
+	err := b.read(ctx, batches, free, jobs)
 	pcancel()
-	<-prDone // the caller may close r once we return
+	<-tokDone // the caller may close r once we return
 	close(jobs)
 	wg.Wait()
 	if err != nil {
@@ -248,19 +249,15 @@ func (b *builder) fail(err error) {
 	b.mu.Unlock()
 }
 
-// blockTokens is the size of the blocks a shard's tokens are gathered in while reading; a shard is
-// copied into one exact-size slice when complete, so that reading never holds a half-empty
-// doubling slice.
-const blockTokens = 1 << 20
-
 // read tokenizes documents and cuts them into shards of whole documents.
-func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJob) error {
+func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, free chan<- *tokBatch, jobs chan<- shardJob) error {
 	limit := b.opt.ShardTokens
-	var blocks [][]int32
+	var buf *tokenBuffer // the current shard's tokens
+	defer func() { buf.release() }()
 	curN := 0
 	var docs []uint64
 	id := 0
-	var doc []int32
+	var l2g []int32 // the current batch's local ids to global ids
 	var ndocs, ntok int64
 	last := time.Now()
 	start := last
@@ -268,99 +265,88 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 	if b.opt.TokenWidth == 2 {
 		maxID = 0xFFFE
 	}
-	push := func(t int32) {
-		if len(blocks) == 0 || len(blocks[len(blocks)-1]) == blockTokens {
-			blocks = append(blocks, make([]int32, 0, blockTokens))
+	stopped := func(err error) error {
+		if b.firstErr != nil {
+			return b.firstErr
 		}
-		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], t)
+		return err
 	}
 	send := func() error {
 		if curN == 0 {
 			return nil
 		}
-		// One exact-size slice with room for the SA-IS sentinel.
-		tokens := make([]int32, 0, curN+1)
-		for _, bl := range blocks {
-			tokens = append(tokens, bl...)
-		}
-		blocks = nil
-		debug.FreeOSMemory()
 		select {
-		case jobs <- shardJob{id: id, tokens: tokens, docs: docs}:
+		case jobs <- shardJob{id: id, tokens: buf.tok, docs: docs, buf: buf}:
+			buf = nil // the worker releases it
 		case <-ctx.Done():
-			if b.firstErr != nil {
-				return b.firstErr
-			}
-			return ctx.Err()
+			return stopped(ctx.Err())
 		}
 		id++
 		curN, docs = 0, nil
 		return nil
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			if b.firstErr != nil {
-				return b.firstErr
+	for bt := range batches {
+		select {
+		case <-bt.done:
+		case <-ctx.Done():
+			return stopped(ctx.Err())
+		}
+		l2g = l2g[:0]
+		off := 0
+		for di, d := range bt.docs {
+			if err := ctx.Err(); err != nil {
+				return stopped(err)
 			}
-			return err
-		}
-		d, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("build: %w", err)
-		}
-		s := d.Text
-		if b.opt.Title && d.Title != "" {
-			s = d.Title + "\n" + s
-		}
-		if b.opt.Lowercase {
-			s = strings.ToLower(s)
-		}
-		doc = doc[:0]
-		var vocabErr error
-		text.EachSpan(s, func(i, j int) {
-			id, ok := b.vocab[s[i:j]]
-			if !ok {
-				if int64(len(b.words)) > int64(maxID) {
-					vocabErr = fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
-					return
+			// Give global ids to the words first seen in this document, in order of first occurrence.
+			for len(l2g) < len(bt.words) && int(bt.firstDoc[len(l2g)]) == di {
+				w := bt.words[len(l2g)]
+				gid, slot := b.vocab.find(w, b.words)
+				if gid < 0 {
+					if int64(len(b.words)) > int64(maxID) {
+						return fmt.Errorf("build: document %s: vocabulary exceeds %d entries; use token width 4", d.ID, int64(maxID)+1)
+					}
+					w = strings.Clone(w)
+					gid = int32(len(b.words))
+					b.words = append(b.words, w)
+					b.vocab.insert(slot, w, gid, b.words)
 				}
-				w := strings.Clone(s[i:j])
-				id = int32(len(b.words))
-				b.words = append(b.words, w)
-				b.vocab[w] = id
+				l2g = append(l2g, gid)
 			}
-			doc = append(doc, id)
-		})
-		if vocabErr != nil {
-			return vocabErr
-		}
-		need := len(doc) + 1
-		if need > limit {
-			return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
-		}
-		if curN+need > limit {
-			if err := send(); err != nil {
-				return err
+			doc := bt.toks[off : off+int(bt.lens[di])]
+			off += len(doc)
+			need := len(doc) + 1
+			if need > limit {
+				return fmt.Errorf("build: document %s has %d tokens, more than a shard holds (%d with its separator); raise --shard-tokens", d.ID, len(doc), limit)
 			}
-		}
-		docs = append(docs, uint64(curN))
-		push(b.sep)
-		for rest := doc; len(rest) > 0; {
-			last := blocks[len(blocks)-1]
-			if len(last) == blockTokens {
-				blocks = append(blocks, make([]int32, 0, blockTokens))
-				continue
+			if curN+need > limit {
+				if err := send(); err != nil {
+					return err
+				}
 			}
-			k := min(len(rest), blockTokens-len(last))
-			blocks[len(blocks)-1] = append(last, rest[:k]...)
-			rest = rest[k:]
+			if buf == nil {
+				// Room for a full shard and the SA-IS sentinel; only written pages use memory.
+				var err error
+				if buf, err = newTokenBuffer(limit + 1); err != nil {
+					return err
+				}
+			}
+			docs = append(docs, uint64(curN))
+			buf.tok = append(buf.tok, b.sep)
+			for _, t := range doc {
+				buf.tok = append(buf.tok, l2g[t])
+			}
+			curN += need
+			ndocs++
+			ntok += int64(need)
 		}
-		curN += need
-		ndocs++
-		ntok += int64(need)
+		if bt.err != nil {
+			return fmt.Errorf("build: %w", bt.err)
+		}
+		bt.recycle()
+		select {
+		case free <- bt:
+		default:
+		}
 		if b.opt.Progress != nil && time.Since(last) > time.Second {
 			last = time.Now()
 			b.mu.Lock()
@@ -369,6 +355,9 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 			fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read (%.1fM tok/s), %d shards built   ",
 				ndocs, ntok, float64(ntok)/time.Since(start).Seconds()/1e6, done)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return stopped(err)
 	}
 	if ndocs == 0 {
 		return errors.New("build: the corpus is empty (no documents)")
@@ -385,6 +374,7 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, jobs chan<- shardJo
 
 // buildShard writes tokenized.N, offset.N and table.N for one shard.
 func (b *builder) buildShard(ctx context.Context, j shardJob) error {
+	defer j.buf.release()
 	w := b.opt.TokenWidth
 	n := len(j.tokens)
 	dsBytes := int64(n) * int64(w)
@@ -436,9 +426,15 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 	// table.N: the suffix array in the byte order of tokenized.N.
 	s, k := byteOrderRanks(j.tokens, w)
 	j.tokens = nil
-	sa := make([]int32, len(s))
+	saBuf, err := newTokenBuffer(len(s))
+	if err != nil {
+		return err
+	}
+	defer saBuf.release()
+	sa := saBuf.tok[:len(s)]
 	saisText(s, sa, k)
 	s = nil
+	j.buf.release() // the tokens are no longer needed
 	debug.FreeOSMemory()
 	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
 		buf := make([]byte, (1<<16)*ptr+8)
@@ -622,45 +618,3 @@ func dirBytes(dir string) (int64, error) {
 	}
 	return total, nil
 }
-
-// prefetched reads documents ahead in its own goroutine, so that parsing the corpus overlaps with
-// tokenizing it.
-type prefetched struct {
-	ch <-chan docOrErr
-}
-
-type docOrErr struct {
-	d   corpus.Document
-	err error
-}
-
-func prefetch(ctx context.Context, r corpus.Reader) (corpus.Reader, <-chan struct{}) {
-	ch := make(chan docOrErr, 256)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(ch)
-		for {
-			d, err := r.Next()
-			select {
-			case ch <- docOrErr{d, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return prefetched{ch}, done
-}
-
-func (p prefetched) Next() (corpus.Document, error) {
-	x, ok := <-p.ch
-	if !ok {
-		return corpus.Document{}, io.EOF
-	}
-	return x.d, x.err
-}
-
-func (p prefetched) Close() error { return nil }

@@ -296,3 +296,38 @@ func TestParseCNF(t *testing.T) {
 		t.Fatalf("ParseCNF = %q, want %q", got, want)
 	}
 }
+
+// TestCountSampledMatchesBruteForce covers the in-memory key sample on corpora large enough for many
+// samples to fall inside one query's range (small alphabets: counts of thousands), both token widths,
+// with every 1- and 2-token query and random longer ones. A 2-token query "x a" where a has id 0 ties
+// the zero-padded key of a final one-token suffix "x", which the search must not count.
+func TestCountSampledMatchesBruteForce(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(11))
+	for trial := 0; trial < 8; trial++ {
+		alpha := 2 + trial%3
+		docs := randomDocs(rng, 50+rng.Intn(200), 1+rng.Intn(80), alpha)
+		ix, _ := buildDocs(t, joinDocs(docs), BuildOptions{TokenWidth: []int{2, 4}[trial%2]})
+		var qs [][]string
+		for a := 0; a < alpha; a++ {
+			x := string(rune('a' + a))
+			qs = append(qs, []string{x})
+			for b := 0; b < alpha; b++ {
+				qs = append(qs, []string{x, string(rune('a' + b))})
+			}
+		}
+		for i := 0; i < 60; i++ {
+			qs = append(qs, randQuery(rng, alpha, 6))
+		}
+		for _, q := range qs {
+			want := uint64(len(bruteOcc(docs, q)))
+			got, err := ix.Count(ctx, strings.Join(q, " "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Count != want {
+				t.Fatalf("trial %d (alphabet %d): Count(%q) = %d, want %d", trial, alpha, q, got.Count, want)
+			}
+		}
+	}
+}
