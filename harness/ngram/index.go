@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -216,21 +217,9 @@ func (ix *Index) openShards(verify bool) error {
 }
 
 func (ix *Index) mmap(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := mmap.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if st.Size() == 0 {
-		return []byte{}, nil
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: mmap: %w", path, err)
 	}
 	ix.maps = append(ix.maps, b)
 	return b, nil
@@ -267,7 +256,7 @@ func (ix *Index) loadVocab(verify bool) error {
 func (ix *Index) Close() error {
 	var first error
 	for _, b := range ix.maps {
-		if err := syscall.Munmap(b); err != nil && first == nil {
+		if err := mmap.Unmap(b); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"math"
 	"path/filepath"
@@ -67,7 +68,7 @@ func OpenWith(dir string, opt OpenOptions) (*Index, error) {
 		if !listed {
 			return nil, fmt.Errorf("bm25 index %s: %s does not list %s", dir, fileMeta, name)
 		}
-		b, err := mapFile(filepath.Join(dir, name))
+		b, err := mmap.Map(filepath.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("bm25 index %s: %w", dir, err)
 		}
@@ -115,7 +116,7 @@ func OpenWith(dir string, opt OpenOptions) (*Index, error) {
 func (ix *Index) Close() error {
 	var first error
 	for _, b := range ix.maps {
-		if err := unmapFile(b); err != nil && first == nil {
+		if err := mmap.Unmap(b); err != nil && first == nil {
 			first = err
 		}
 	}

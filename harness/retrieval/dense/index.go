@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -27,8 +28,8 @@ type Index struct {
 	vecs    []float32 // count × dim, memory-mapped
 	offs    []byte    // (count+1) × uint64
 	docs    []byte
-	unmaps  []func() error
-	maxRows int // rows of vectors scored per Sgemm call
+	maps    [][]byte // the mapped files, released by Close
+	maxRows int      // rows of vectors scored per Sgemm call
 }
 
 // Open opens the index in dir, checking every file's size and CRC-32C against meta.json, so that a
@@ -71,12 +72,12 @@ func Open(dir string, emb Embedder) (*Index, error) {
 			return nil, fmt.Errorf("open dense index %s: %s records size %d, want %d for %d × %d", dir, name, fi.Size, w, m.Count, m.Dim)
 		}
 		p := filepath.Join(dir, name)
-		data, unmap, err := mapFile(p)
+		data, err := mmap.Map(p)
 		if err != nil {
 			ix.Close()
 			return nil, fmt.Errorf("open dense index: %w", err)
 		}
-		ix.unmaps = append(ix.unmaps, unmap)
+		ix.maps = append(ix.maps, data)
 		if int64(len(data)) != fi.Size {
 			ix.Close()
 			return nil, fmt.Errorf("open dense index: %s is %d bytes, meta.json says %d (truncated or corrupt)", p, len(data), fi.Size)
@@ -143,12 +144,12 @@ func nativeBigEndian() bool {
 // Close unmaps the index files.
 func (ix *Index) Close() error {
 	var first error
-	for _, u := range ix.unmaps {
-		if err := u(); err != nil && first == nil {
+	for _, b := range ix.maps {
+		if err := mmap.Unmap(b); err != nil && first == nil {
 			first = err
 		}
 	}
-	ix.unmaps, ix.vecs, ix.offs, ix.docs = nil, nil, nil, nil
+	ix.maps, ix.vecs, ix.offs, ix.docs = nil, nil, nil, nil
 	return first
 }
 

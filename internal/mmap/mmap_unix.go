@@ -1,6 +1,6 @@
 //go:build unix
 
-package bm25
+package mmap
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"syscall"
 )
 
-// mapFile memory-maps a whole file read-only. An empty file maps to an empty slice.
 func mapFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -26,12 +25,11 @@ func mapFile(path string) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: too large to map (%d bytes)", path, size)
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	return b, nil
 }
 
-func unmapFile(b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	return syscall.Munmap(b)
-}
+func unmapFile(b []byte) error { return syscall.Munmap(b) }

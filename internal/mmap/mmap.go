@@ -1,0 +1,17 @@
+// Package mmap maps whole files read-only into memory, for the on-disk indexes (ngram, bm25, dense).
+// Where the platform has no mmap, a file is read into memory instead, with the same API.
+//
+// It does not write or grow files.
+package mmap
+
+// Map returns the contents of the file at path, memory-mapped read-only where the platform allows.
+// An empty file gives an empty, non-nil slice. Release the slice with Unmap.
+func Map(path string) ([]byte, error) { return mapFile(path) }
+
+// Unmap releases a slice returned by Map. An empty slice is a no-op.
+func Unmap(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return unmapFile(b)
+}
