@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicfile"
 	"os"
 	"strconv"
 	"sync"
@@ -310,11 +311,10 @@ func (c *Cache) Export(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("cache export %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("cache export: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 func idToKey(id string) CacheKey {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -159,11 +160,10 @@ func writeMeta(dir string, m *Meta) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, fileMeta+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, fileMeta), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("bm25: %w", err)
 	}
-	return os.Rename(tmp, filepath.Join(dir, fileMeta))
+	return nil
 }
 
 // ReadMeta reads an index's meta.json.

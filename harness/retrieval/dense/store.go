@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -281,11 +282,7 @@ func BuildWith(ctx context.Context, docs corpus.Reader, emb Embedder, dir string
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, metaFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("dense build: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, metaFile)); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, metaFile), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("dense build: %w", err)
 	}
 	fmt.Fprintf(progress, "dense build: done, %d documents (%d empty, %d zero vectors), dim %d, %.1fs\n",

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/internal/atomicfile"
 	"io"
 	"net/http"
 	"os"
@@ -213,12 +214,8 @@ func verifyCheckpoint(f *os.File, cp Checkpoint) error {
 
 func writeCheckpoint(path string, cp Checkpoint) error {
 	b, _ := json.MarshalIndent(cp, "", "  ")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("elastic index: write checkpoint: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("elastic index: write checkpoint: %w", err)
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("elastic index: checkpoint: %w", err)
 	}
 	return nil
 }
