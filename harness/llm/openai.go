@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -162,14 +162,14 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, ctx.Err())
 		}
-		retry, after := retryable(err)
-		if !retry || attempt >= maxRetries {
-			if retry {
+		again, after := retryable(err)
+		if !again || attempt >= maxRetries {
+			if again {
 				err = fmt.Errorf("gave up after %d attempts: %w", attempt+1, err)
 			}
 			return Response{}, o.redact.err(fmt.Errorf("llm %s %s: %w", req.Endpoint, RedactURL(o.cfg.BaseURL), err))
 		}
-		if err := sleep(ctx, o.backoff(attempt, after)); err != nil {
+		if err := retry.Sleep(ctx, o.backoff(attempt, after)); err != nil {
 			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, err)
 		}
 	}
@@ -185,20 +185,6 @@ func (o *OpenAI) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	d := float64(o.cfg.BackoffBase) * math.Pow(2, float64(min(attempt, 30)))
 	d = math.Min(d, float64(o.cfg.BackoffMax))
 	return time.Duration(d/2 + rand.Float64()*d/2)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // TransportError is a failed HTTP exchange: a connection error, a reset, a body cut short, or an
@@ -321,7 +307,7 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 
 func (o *OpenAI) statusError(c *capture) *StatusError {
 	se := &StatusError{Code: c.status, Excerpt: o.redact.string(excerpt(c.body))}
-	se.RetryAfter = parseRetryAfter(c.header, time.Now())
+	se.RetryAfter = retry.ParseAfter(c.header, time.Now())
 	// OpenAI and llama.cpp: {"error": {"message": ...}}; vLLM: {"object": "error", "message": ...};
 	// some servers: {"error": "text"}.
 	var body struct {
@@ -347,32 +333,6 @@ func (o *OpenAI) statusError(c *capture) *StatusError {
 		se.Message = excerpt([]byte(se.Message))
 	}
 	return se
-}
-
-// parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an HTTP date).
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < 1e9 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e6 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // captureKey carries a *capture from attempt to doer through the request context.

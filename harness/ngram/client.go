@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"math/rand"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -102,19 +102,17 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 			d := backoff << (attempt - 1)
 			d += time.Duration(rand.Int63n(int64(d)/2 + 1))
 			d = max(d, wait)
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return Response{}, fmt.Errorf("infini-gram API: %w (last error: %v)", ctx.Err(), lastErr)
+			if err := retry.Sleep(ctx, d); err != nil {
+				return Response{}, fmt.Errorf("infini-gram API: %w (last error: %v)", err, lastErr)
 			}
 		}
-		resp, retry, w, err := c.once(ctx, hc, body)
+		resp, again, w, err := c.once(ctx, hc, body)
 		wait = w
 		if err == nil {
 			return resp, nil
 		}
 		lastErr = err
-		if !retry || ctx.Err() != nil {
+		if !again || ctx.Err() != nil {
 			return Response{}, err
 		}
 	}
@@ -145,14 +143,13 @@ func (c *Client) once(ctx context.Context, hc *http.Client, body []byte) (Respon
 		if jerr != nil || msg == "" {
 			msg = string(bytes.TrimSpace(data[:min(len(data), 200)]))
 		}
-		retry := res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500
-		var wait time.Duration
-		if s := res.Header.Get("Retry-After"); s != "" {
-			if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 600 {
-				wait = time.Duration(n) * time.Second
-			}
+		again := res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500
+		// The server's Retry-After (seconds or an HTTP date); a wait over ten minutes is ignored.
+		wait := retry.ParseAfter(res.Header, time.Now())
+		if wait > 10*time.Minute {
+			wait = 0
 		}
-		return Response{}, retry, wait, &APIError{Status: res.StatusCode, Message: msg}
+		return Response{}, again, wait, &APIError{Status: res.StatusCode, Message: msg}
 	}
 	if jerr != nil {
 		return Response{}, true, 0, fmt.Errorf("infini-gram API: malformed response: %w", jerr)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"github.com/ragbench/ragbench/internal/retry"
 	"net/http"
 	"net/url"
 	"os"
@@ -290,17 +290,13 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 
 // request sends one batch, retrying transient failures with exponential backoff.
 func (e *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) {
-	delay := e.cfg.Backoff
+	backoff := retry.NewBackoff(e.cfg.Backoff, 30*time.Second)
 	var last error
 	for attempt := 0; attempt <= e.cfg.MaxRetries; attempt++ {
 		if attempt > 0 {
-			d := delay/2 + time.Duration(rand.Int64N(int64(delay)))
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
-			case <-time.After(d):
+			if err := retry.Sleep(ctx, backoff.Next()); err != nil {
+				return nil, fmt.Errorf("%w (last error: %v)", err, last)
 			}
-			delay = min(2*delay, 30*time.Second)
 		}
 		e.Requests.Add(1)
 		vecs, err := e.once(ctx, in)

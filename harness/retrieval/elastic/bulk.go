@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/internal/atomicfile"
+	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"net/http"
 	"os"
@@ -246,7 +247,7 @@ func (c *Client) bulk(ctx context.Context, body []byte, ids []string) error {
 		if !r.Errors {
 			return nil
 		}
-		var retry bytes.Buffer
+		var resend bytes.Buffer
 		var retryIDs []string
 		for i, item := range r.Items {
 			for _, res := range item {
@@ -257,8 +258,8 @@ func (c *Client) bulk(ctx context.Context, body []byte, ids []string) error {
 				if !ee.Temporary() {
 					return fmt.Errorf("bulk: document %q: %w", ids[i], ee)
 				}
-				retry.Write(lines[2*i])
-				retry.Write(lines[2*i+1])
+				resend.Write(lines[2*i])
+				resend.Write(lines[2*i+1])
 				retryIDs = append(retryIDs, ids[i])
 			}
 		}
@@ -268,12 +269,10 @@ func (c *Client) bulk(ctx context.Context, body []byte, ids []string) error {
 		if attempt >= c.cfg.MaxRetries {
 			return fmt.Errorf("bulk: %d documents still rejected after %d attempts (first %q)", len(retryIDs), attempt+1, retryIDs[0])
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(c.cfg.Backoff << attempt):
+		if err := retry.Sleep(ctx, c.cfg.Backoff<<attempt); err != nil {
+			return err
 		}
-		body, ids = retry.Bytes(), retryIDs
+		body, ids = resend.Bytes(), retryIDs
 		lines = bytes.SplitAfter(body, []byte("\n"))
 	}
 }

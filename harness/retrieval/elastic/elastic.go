@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/retry"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -219,17 +219,13 @@ func parseError(status int, body []byte) *Error {
 
 // do sends one request with retries and returns the body of a 2xx answer.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, contentType string) ([]byte, error) {
-	delay := c.cfg.Backoff
+	backoff := retry.NewBackoff(c.cfg.Backoff, 30*time.Second)
 	var last error
 	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
 		if attempt > 0 {
-			d := delay/2 + time.Duration(rand.Int64N(int64(delay)))
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("%s %s: %w (last error: %v)", method, path, ctx.Err(), last)
-			case <-time.After(d):
+			if err := retry.Sleep(ctx, backoff.Next()); err != nil {
+				return nil, fmt.Errorf("%s %s: %w (last error: %v)", method, path, err, last)
 			}
-			delay = min(2*delay, 30*time.Second)
 		}
 		b, err := c.once(ctx, method, path, body, contentType)
 		if err == nil {
