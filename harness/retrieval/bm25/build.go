@@ -748,43 +748,9 @@ func (b *builder) finish(ctx context.Context) error {
 			post.abort()
 			return fmt.Errorf("bm25: internal error: term %q has no postings", b.termList[t])
 		}
-		rec := termRec{off: off, df: uint32(len(docs)), minNrm: 255}
-		data, skips = data[:0], skips[:0]
-		prevLast := uint32(0)
-		for s := 0; s < len(docs); s += blockSize {
-			e := min(s+blockSize, len(docs))
-			prev := prevLast
-			var blockBound float32
-			for k := s; k < e; k++ {
-				g := uint64(docs[k] - prev)
-				prev = docs[k]
-				tf := tfs[k]
-				if tf == 1 {
-					n := binary.PutUvarint(tmp[:], g<<1|1)
-					data = append(data, tmp[:n]...)
-				} else {
-					n := binary.PutUvarint(tmp[:], g<<1)
-					data = append(data, tmp[:n]...)
-					n = binary.PutUvarint(tmp[:], uint64(tf))
-					data = append(data, tmp[:n]...)
-				}
-				nm := norms[docs[k]]
-				if tf > rec.maxTf {
-					rec.maxTf = tf
-				}
-				if nm < rec.minNrm {
-					rec.minNrm = nm
-				}
-				if v := float32(tfNorm(float64(tf), K[nm])); v > blockBound {
-					blockBound = v
-				}
-			}
-			rec.bound = max(rec.bound, blockBound)
-			prevLast = docs[e-1]
-			skips = binary.LittleEndian.AppendUint32(skips, prevLast)
-			skips = binary.LittleEndian.AppendUint32(skips, uint32(len(data)))
-			skips = binary.LittleEndian.AppendUint32(skips, math.Float32bits(blockBound))
-		}
+		var rec termRec
+		rec, data, skips = encodeTerm(docs, tfs, norms, &K, data[:0], skips[:0])
+		rec.off = off
 		if len(data) > math.MaxUint32 {
 			post.abort()
 			return fmt.Errorf("bm25: term %q: postings exceed 4 GiB", b.termList[t])
