@@ -110,7 +110,9 @@ func BuildDocs(ctx context.Context, docs []corpus.Document, dir string, opt Opti
 
 const batchDocs = 256
 
-// batch is a run of consecutive documents, handed from the reader to a worker and on to the accumulator.
+// batch is a run of consecutive documents. The reader fills docs; the store goroutine checks and stores
+// them; a worker analyzes them (and drops the text); the accumulator assigns global term ids and hands
+// the batch, which from then on holds only its postings, to a spill.
 type batch struct {
 	seq    int
 	first  uint32 // ordinal of the first document
@@ -119,7 +121,7 @@ type batch struct {
 	// Filled by the worker: per document its length and its distinct local term ids with frequencies.
 	lens   []uint32
 	ends   []int32 // end of each document's entries in ids/tfs
-	ids    []int32
+	ids    []int32 // local term ids; the spill rewrites them to global ids in place
 	tfs    []uint32
 	newTok []string // stems of the worker's local ids first used in this batch, in id order
 }
@@ -134,11 +136,21 @@ type worker struct {
 	tok    *tokTable        // lowercased token -> local term id, or -1 for a stopword
 	stems  map[string]int32 // term -> local term id
 	nLocal int32
-	stamp  []int32 // per local id: index+1 of the document that last saw it, within the batch
-	slot   []int32 // per local id: its entry index in the current document
+	// seen holds per local id the index+1 of the document that last saw it, within the batch, and its
+	// entry index in that document (side by side: one cache line per lookup).
+	seen []seenRec
+	// Capacity hints for the next batch's postings (batches are kept until their run is spilled, so each
+	// gets fresh arrays).
+	hintIDs int
 }
 
+type seenRec struct{ mark, slot int32 }
+
 func (w *worker) process(b *batch) {
+	if cap(b.ids) == 0 && w.hintIDs > 0 {
+		b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
+		b.tfs = make([]uint32, 0, w.hintIDs+w.hintIDs/8)
+	}
 	b.lens = b.lens[:0]
 	b.ends = b.ends[:0]
 	b.ids = b.ids[:0]
@@ -162,8 +174,7 @@ func (w *worker) process(b *batch) {
 					w.nLocal++
 					w.stems[t] = id
 					b.newTok = append(b.newTok, t)
-					w.stamp = append(w.stamp, 0)
-					w.slot = append(w.slot, 0)
+					w.seen = append(w.seen, seenRec{})
 				}
 				w.tok.put(tok, id)
 			}
@@ -171,12 +182,13 @@ func (w *worker) process(b *batch) {
 				return
 			}
 			n++
-			if w.stamp[id] == mark {
-				b.tfs[w.slot[id]]++
+			sr := &w.seen[id]
+			if sr.mark == mark {
+				b.tfs[sr.slot]++
 				return
 			}
-			w.stamp[id] = mark
-			w.slot[id] = int32(len(b.ids))
+			sr.mark = mark
+			sr.slot = int32(len(b.ids))
 			b.ids = append(b.ids, id)
 			b.tfs = append(b.tfs, 1)
 		}
@@ -191,12 +203,42 @@ func (w *worker) process(b *batch) {
 	}
 	// Reset stamps so that the next batch's marks (1..) do not collide.
 	for _, id := range b.ids {
-		w.stamp[id] = 0
+		w.seen[id].mark = 0
 	}
+	w.hintIDs = len(b.ids)
 }
 
-// posting is one (term, document, frequency) triple of an in-memory run.
+// posting is one (term, document, frequency) triple of a run being sorted.
 type posting struct{ term, doc, tf uint32 }
+
+// runJob is a run to spill: consecutive batches (a contiguous range of documents) whose postings are
+// sorted by global term id and written to run file idx.
+type runJob struct {
+	idx     int
+	batches []*batch
+	n       int       // postings
+	trans   [][]int32 // per worker: local id -> global id (a snapshot; only appended to afterwards)
+	nTerms  int       // global terms known when the job was cut
+}
+
+// run is a spilled run file: per term (increasing global id) uvarint term id, uvarint count, then per
+// posting uvarint doc gap (from 0 for the term's first) and uvarint tf. starts[g] is the offset of the
+// first term >= g<<granBits; granules past the end of starts start at size.
+type run struct {
+	name   string
+	size   int64
+	starts []int64
+}
+
+// granBits sets the granule of term ids (1024 terms) at which the parallel merge can start reading a run.
+const granBits = 10
+
+func (r *run) start(g int) int64 {
+	if g < len(r.starts) {
+		return r.starts[g]
+	}
+	return r.size
+}
 
 type builder struct {
 	opt    Options
@@ -209,15 +251,26 @@ type builder struct {
 	termList []string
 	trans    [][]int32 // per worker: local id -> global id
 	lens     []uint32
-	buf      chunks    // the in-memory run
-	maxBuf   int       // spill when buf would exceed this many postings
-	sorted   []posting // the spill's scratch copy
-	runBuf   []byte    // the spill's encoding buffer
-	runs     []string
+	runCap   int // postings per run
+	cur      *runJob
+	nJobs    int
 	meta     Meta
 	nextSeq  int
 	pending  map[int]*batch
 	lastShow time.Time
+	spillCh  chan *runJob
+
+	runsMu sync.Mutex
+	runs   []run // by job index
+}
+
+// runCapFor is the number of postings per run for a memory budget: while one run fills, up to
+// opt.Workers others are being sorted (8 bytes per buffered posting, 24 more in the sort's two scratch
+// arrays) and one more may wait in the queue. Runs are kept small (at most 8M postings) so that the last
+// spill, which nothing overlaps, is short.
+func runCapFor(budget int64, workers int) int {
+	c := budget / int64(8*(workers+2)+24*workers)
+	return int(max(1024, min(c, 8<<20)))
 }
 
 func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
@@ -226,17 +279,34 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	b.terms = map[string]uint32{}
 	b.trans = make([][]int32, opt.Workers)
 	b.pending = map[int]*batch{}
-	capPostings := opt.MemoryBudget / int64(2*12) // the buffer and the sort's scatter copy
-	if capPostings < 1024 {
-		capPostings = 1024
-	}
-	b.maxBuf = int(capPostings)
+	b.runCap = runCapFor(opt.MemoryBudget, opt.Workers)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	toStore := make(chan *batch, 4)
 	work := make(chan *batch, 2*opt.Workers)
 	done := make(chan *batch, 2*opt.Workers)
-	free := make(chan *batch, 4*opt.Workers)
+	b.spillCh = make(chan *runJob)
+
+	// Spillers sort and write runs while the next run fills.
+	var spillWG sync.WaitGroup
+	spillErrs := make([]error, opt.Workers)
+	for i := 0; i < opt.Workers; i++ {
+		spillWG.Add(1)
+		go func(i int) {
+			defer spillWG.Done()
+			var sc spillScratch
+			for job := range b.spillCh {
+				if spillErrs[i] != nil || ctx.Err() != nil {
+					continue // drain
+				}
+				if err := b.spill(job, &sc); err != nil {
+					spillErrs[i] = err
+					cancel()
+				}
+			}
+		}(i)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < opt.Workers; i++ {
 		wg.Add(1)
@@ -246,10 +316,22 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 			for bt := range work {
 				bt.worker = i
 				w.process(bt)
+				bt.docs = nil
 				done <- bt
 			}
+			w.tok.release()
 		}(i)
 	}
+	// The store goroutine checks documents and writes the document store, in order.
+	storeErr := make(chan error, 1)
+	go func() {
+		err := b.store(ctx, toStore, work)
+		if err != nil {
+			cancel()
+		}
+		close(work)
+		storeErr <- err
+	}()
 	// The accumulator runs on its own goroutine; the reader runs on this one.
 	accErr := make(chan error, 1)
 	go func() {
@@ -258,41 +340,93 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 			if err != nil {
 				continue // drain
 			}
-			if err = b.accept(bt, free); err != nil {
+			if err = b.accept(ctx, bt); err != nil {
 				cancel()
 			}
 		}
+		if err == nil && ctx.Err() == nil && (b.cur != nil || b.nJobs == 0) {
+			if b.cur == nil {
+				b.cur = &runJob{}
+			}
+			err = b.submit(ctx)
+		}
+		close(b.spillCh)
 		accErr <- err
 	}()
 
-	readErr := b.read(ctx, r, work, free)
-	close(work)
+	readErr := b.read(ctx, r, toStore)
+	close(toStore)
+	serr := <-storeErr
 	wg.Wait()
 	close(done)
 	aerr := <-accErr
-	if aerr != nil {
-		return nil, aerr
+	spillWG.Wait()
+	for _, err := range []error{serr, readErr, aerr} {
+		if err != nil {
+			return nil, err
+		}
 	}
-	if readErr != nil {
-		return nil, readErr
+	for _, err := range spillErrs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if b.buf.n > 0 || len(b.runs) == 0 {
-		if err := b.spill(); err != nil {
-			return nil, err
-		}
-	}
-	b.buf, b.sorted = chunks{}, nil
 	if err := b.finish(ctx); err != nil {
 		return nil, err
 	}
 	return &b.meta, nil
 }
 
-// read streams documents, writes the document store, checks ids and hands batches to the workers.
-func (b *builder) read(ctx context.Context, r corpus.Reader, work, free chan *batch) error {
+// read streams documents into batches for the store goroutine.
+func (b *builder) read(ctx context.Context, r corpus.Reader, toStore chan<- *batch) error {
+	var ord uint32
+	seq := 0
+	cur := &batch{docs: make([]corpus.Document, 0, batchDocs)}
+	send := func() error {
+		if len(cur.docs) == 0 {
+			return nil
+		}
+		cur.seq = seq
+		seq++
+		select {
+		case toStore <- cur:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur = &batch{first: ord, docs: make([]corpus.Document, 0, batchDocs)}
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("bm25: read corpus: %w", err)
+		}
+		if ord == math.MaxUint32 {
+			return fmt.Errorf("bm25: more than %d documents", uint32(math.MaxUint32))
+		}
+		cur.docs = append(cur.docs, d)
+		ord++
+		if len(cur.docs) == batchDocs {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	return send()
+}
+
+// store checks each document (non-empty unique id, valid UTF-8), writes the document store and passes
+// the batches on to the workers. It stops at the first bad document.
+func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batch) error {
 	docs, err := createSum(b.dir, fileDocs)
 	if err != nil {
 		return err
@@ -310,88 +444,51 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, work, free chan *ba
 	var ord uint32
 	var hdr [3 * binary.MaxVarintLen64]byte
 	var u8 [8]byte
-	seq := 0
-	cur := &batch{}
-	send := func() error {
-		if len(cur.docs) == 0 {
-			return nil
+	for bt := range in {
+		for i := range bt.docs {
+			d := &bt.docs[i]
+			ord = bt.first + uint32(i)
+			if d.ID == "" {
+				return fail(fmt.Errorf("bm25: document %d has an empty id", ord))
+			}
+			for _, f := range [...]struct{ name, s string }{{"id", d.ID}, {"title", d.Title}, {"text", d.Text}} {
+				if !utf8.ValidString(f.s) {
+					return fail(fmt.Errorf("bm25: document %q: field %s is not valid UTF-8", d.ID, f.name))
+				}
+			}
+			h := maphash.String(seed, d.ID)
+			if prev, ok := seen[h]; ok {
+				if collided[d.ID] {
+					return fail(fmt.Errorf("bm25: duplicate document id %q (document %d)", d.ID, ord))
+				}
+				prevID, err := b.readID(docs, prev)
+				if err != nil {
+					return fail(err)
+				}
+				if prevID == d.ID {
+					return fail(fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", d.ID, prev, ord))
+				}
+				collided[d.ID] = true
+			} else {
+				seen[h] = ord
+			}
+			binary.LittleEndian.PutUint64(u8[:], uint64(pos))
+			offs.Write(u8[:])
+			n := binary.PutUvarint(hdr[:], uint64(len(d.ID)))
+			n += binary.PutUvarint(hdr[n:], uint64(len(d.Title)))
+			n += binary.PutUvarint(hdr[n:], uint64(len(d.Text)))
+			docs.Write(hdr[:n])
+			docs.WriteString(d.ID)
+			docs.WriteString(d.Title)
+			docs.WriteString(d.Text)
+			pos += int64(n + len(d.ID) + len(d.Title) + len(d.Text))
 		}
-		cur.seq = seq
-		seq++
+		ord = bt.first + uint32(len(bt.docs))
 		select {
-		case work <- cur:
+		case work <- bt:
 		case <-ctx.Done():
-			return ctx.Err()
+			return fail(ctx.Err())
 		}
-		select {
-		case cur = <-free:
-		default:
-			cur = &batch{}
-		}
-		cur.first = ord
-		return nil
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
-		}
-		d, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fail(fmt.Errorf("bm25: read corpus: %w", err))
-		}
-		if d.ID == "" {
-			return fail(fmt.Errorf("bm25: document %d has an empty id", ord))
-		}
-		for _, f := range [...]struct{ name, s string }{{"id", d.ID}, {"title", d.Title}, {"text", d.Text}} {
-			if !utf8.ValidString(f.s) {
-				return fail(fmt.Errorf("bm25: document %q: field %s is not valid UTF-8", d.ID, f.name))
-			}
-		}
-		if ord == math.MaxUint32 {
-			return fail(fmt.Errorf("bm25: more than %d documents", uint32(math.MaxUint32)))
-		}
-		h := maphash.String(seed, d.ID)
-		if prev, ok := seen[h]; ok {
-			if collided[d.ID] {
-				return fail(fmt.Errorf("bm25: duplicate document id %q (document %d)", d.ID, ord))
-			}
-			prevID, err := b.readID(docs, prev)
-			if err != nil {
-				return fail(err)
-			}
-			if prevID == d.ID {
-				return fail(fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", d.ID, prev, ord))
-			}
-			collided[d.ID] = true
-		} else {
-			seen[h] = ord
-		}
-		binary.LittleEndian.PutUint64(u8[:], uint64(pos))
-		offs.Write(u8[:])
-		n := binary.PutUvarint(hdr[:], uint64(len(d.ID)))
-		n += binary.PutUvarint(hdr[n:], uint64(len(d.Title)))
-		n += binary.PutUvarint(hdr[n:], uint64(len(d.Text)))
-		docs.Write(hdr[:n])
-		io.WriteString(docs, d.ID)
-		io.WriteString(docs, d.Title)
-		io.WriteString(docs, d.Text)
-		pos += int64(n + len(d.ID) + len(d.Title) + len(d.Text))
-		if len(cur.docs) == 0 {
-			cur.first = ord
-		}
-		cur.docs = append(cur.docs, d)
-		ord++
-		if len(cur.docs) == batchDocs {
-			if err := send(); err != nil {
-				return fail(err)
-			}
-		}
-	}
-	if err := send(); err != nil {
-		return fail(err)
 	}
 	binary.LittleEndian.PutUint64(u8[:], uint64(pos))
 	offs.Write(u8[:])
@@ -444,7 +541,7 @@ func (b *builder) readID(w *sumWriter, ord uint32) (string, error) {
 }
 
 // accept takes analyzed batches in any order and applies them in document order.
-func (b *builder) accept(bt *batch, free chan *batch) error {
+func (b *builder) accept(ctx context.Context, bt *batch) error {
 	b.pending[bt.seq] = bt
 	for {
 		next, ok := b.pending[b.nextSeq]
@@ -453,20 +550,15 @@ func (b *builder) accept(bt *batch, free chan *batch) error {
 		}
 		delete(b.pending, b.nextSeq)
 		b.nextSeq++
-		if err := b.apply(next); err != nil {
+		if err := b.apply(ctx, next); err != nil {
 			return err
-		}
-		// Recycle the batch once applied.
-		clear(next.docs)
-		next.docs = next.docs[:0]
-		select {
-		case free <- next:
-		default:
 		}
 	}
 }
 
-func (b *builder) apply(bt *batch) error {
+// apply gives the batch's new terms their global ids (in document order, so that ids do not depend on
+// scheduling), records the document lengths and adds the batch to the run being filled.
+func (b *builder) apply(ctx context.Context, bt *batch) error {
 	tr := b.trans[bt.worker]
 	for _, t := range bt.newTok {
 		id, ok := b.terms[t]
@@ -478,185 +570,151 @@ func (b *builder) apply(bt *batch) error {
 		tr = append(tr, int32(id))
 	}
 	b.trans[bt.worker] = tr
-	start := int32(0)
-	for i, end := range bt.ends {
-		doc := bt.first + uint32(i)
-		n := bt.lens[i]
-		b.lens = append(b.lens, n)
+	bt.newTok = nil
+	for _, n := range bt.lens {
 		if n == 0 {
 			b.meta.Empty++
 		} else {
 			b.meta.DocCount++
 			b.meta.SumTotalTermFreq += int64(n)
 		}
-		if b.buf.n > 0 && b.buf.n+int(end-start) > b.maxBuf {
-			if err := b.spill(); err != nil {
-				return err
-			}
+	}
+	b.lens = append(b.lens, bt.lens...)
+	bt.lens = nil
+	b.meta.Postings += int64(len(bt.ids))
+	if b.cur == nil {
+		b.cur = &runJob{}
+	}
+	b.cur.batches = append(b.cur.batches, bt)
+	b.cur.n += len(bt.ids)
+	if b.cur.n >= b.runCap {
+		if err := b.submit(ctx); err != nil {
+			return err
 		}
-		for j := start; j < end; j++ {
-			b.buf.add(posting{term: uint32(tr[bt.ids[j]]), doc: doc, tf: bt.tfs[j]})
-		}
-		b.meta.Postings += int64(end - start)
-		start = end
 	}
 	if b.opt.Progress != nil && time.Since(b.lastShow) > 2*time.Second {
 		b.lastShow = time.Now()
 		el := time.Since(b.start).Seconds()
 		fmt.Fprintf(b.opt.Progress, "bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
-			len(b.lens), len(b.termList), len(b.runs), float64(len(b.lens))/el)
+			len(b.lens), len(b.termList), b.nJobs, float64(len(b.lens))/el)
 	}
 	return nil
 }
 
-// spill sorts the buffered postings by term (stably, so documents stay in order) and writes a run file:
-// per term, uvarint term-id gap, uvarint count, then per posting uvarint doc gap and uvarint tf.
-func (b *builder) spill() error {
-	name := filepath.Join(b.runDir, fmt.Sprintf("run-%05d", len(b.runs)))
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("bm25: %w", err)
+// submit hands the run being filled to a spiller.
+func (b *builder) submit(ctx context.Context) error {
+	job := b.cur
+	b.cur = nil
+	job.idx = b.nJobs
+	b.nJobs++
+	job.trans = append([][]int32(nil), b.trans...)
+	job.nTerms = len(b.termList)
+	b.runsMu.Lock()
+	b.runs = append(b.runs, run{})
+	b.runsMu.Unlock()
+	select {
+	case b.spillCh <- job:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	w := bufio.NewWriterSize(f, 4<<20)
-	n := b.buf.n
-	// A two-pass LSD radix sort by term id, stable so that documents stay in order: first by the low
-	// digit from the chunks into sorted, then by the high digit from sorted back into the chunks. Each
-	// pass scatters into at most a few thousand buckets, which keeps its writes in cache; a one-pass
-	// counting sort over a million terms missed the cache on nearly every posting.
-	lowBits := max(1, (bits.Len(uint(len(b.termList)))+1)/2)
+}
+
+// spillScratch is a spiller's reusable memory.
+type spillScratch struct {
+	a, b   []posting
+	counts []int
+	enc    []byte
+}
+
+// spill sorts a run's postings by global term id (stably, so documents stay in order) and writes the
+// run file. The sort is a two-pass LSD radix sort: by the low digit from the batches into sc.a, then by
+// the high digit into sc.b. Each pass scatters into at most a few thousand buckets, which keeps its
+// writes in cache.
+func (b *builder) spill(job *runJob, sc *spillScratch) error {
+	n := job.n
+	lowBits := max(1, (bits.Len(uint(job.nTerms))+1)/2)
 	lowMask := uint32(1)<<lowBits - 1
-	if cap(b.sorted) < n {
-		b.sorted = make([]posting, n)
+	if cap(sc.a) < n {
+		sc.a = make([]posting, n)
+		sc.b = make([]posting, n)
 	}
-	sorted := b.sorted[:n]
-	counts := make([]int, int(lowMask)+2)
-	for _, c := range b.buf.c[:b.buf.used] {
-		for _, p := range c {
-			counts[p.term&lowMask+1]++
+	a, out := sc.a[:n], sc.b[:n]
+	counts := sc.counts[:0]
+	counts = append(counts, make([]int, int(lowMask)+2)...)
+	for _, bt := range job.batches {
+		tr := job.trans[bt.worker]
+		for j, id := range bt.ids {
+			g := tr[id]
+			bt.ids[j] = g
+			counts[uint32(g)&lowMask+1]++
 		}
 	}
 	for i := 1; i < len(counts); i++ {
 		counts[i] += counts[i-1]
 	}
-	for _, c := range b.buf.c[:b.buf.used] {
-		for _, p := range c {
-			k := p.term & lowMask
-			sorted[counts[k]] = p
-			counts[k]++
+	for _, bt := range job.batches {
+		start := int32(0)
+		for i, end := range bt.ends {
+			doc := bt.first + uint32(i)
+			for j := start; j < end; j++ {
+				g := uint32(bt.ids[j])
+				k := g & lowMask
+				a[counts[k]] = posting{term: g, doc: doc, tf: bt.tfs[j]}
+				counts[k]++
+			}
+			start = end
 		}
 	}
-	counts = make([]int, len(b.termList)>>lowBits+2)
-	for _, p := range sorted {
+	job.batches = nil // the postings are in a; let the batches go
+	hiLen := job.nTerms>>lowBits + 2
+	counts = counts[:0]
+	counts = append(counts, make([]int, hiLen)...)
+	for _, p := range a {
 		counts[p.term>>lowBits+1]++
 	}
 	for i := 1; i < len(counts); i++ {
 		counts[i] += counts[i-1]
 	}
-	out := b.buf.c[:b.buf.used] // full chunks except the last, so position k is out[k/chunkLen][k%chunkLen]
-	for _, p := range sorted {
+	for _, p := range a {
 		k := p.term >> lowBits
-		i := counts[k]
-		out[i/chunkLen][i%chunkLen] = p
+		out[counts[k]] = p
 		counts[k]++
 	}
-	at := func(i int) *posting { return &out[i/chunkLen][i%chunkLen] }
-	var enc []byte
-	if cap(b.runBuf) > 0 {
-		enc = b.runBuf[:0]
-	}
-	prevTerm := uint32(0)
+	sc.counts = counts
+	enc := sc.enc[:0]
+	nGran := (job.nTerms + 1<<granBits - 1) >> granBits
+	starts := make([]int64, 0, nGran)
 	for i := 0; i < n; {
-		t := at(i).term
+		t := out[i].term
+		for len(starts) <= int(t>>granBits) {
+			starts = append(starts, int64(len(enc)))
+		}
 		j := i
-		for j < n && at(j).term == t {
+		for j < n && out[j].term == t {
 			j++
 		}
-		enc = binary.AppendUvarint(enc, uint64(t-prevTerm))
+		enc = binary.AppendUvarint(enc, uint64(t))
 		enc = binary.AppendUvarint(enc, uint64(j-i))
-		prevTerm = t
 		prevDoc := uint32(0)
-		for x := i; x < j; x++ {
-			p := at(x)
+		for _, p := range out[i:j] {
 			enc = binary.AppendUvarint(enc, uint64(p.doc-prevDoc))
 			enc = binary.AppendUvarint(enc, uint64(p.tf))
 			prevDoc = p.doc
 		}
-		if len(enc) >= 1<<20 {
-			w.Write(enc)
-			enc = enc[:0]
-		}
 		i = j
 	}
-	w.Write(enc)
-	b.runBuf = enc[:0]
-	if err := w.Flush(); err != nil {
-		f.Close()
+	sc.enc = enc[:0]
+	name := filepath.Join(b.runDir, fmt.Sprintf("run-%05d", job.idx))
+	if err := os.WriteFile(name, enc, 0o644); err != nil {
 		return fmt.Errorf("bm25: write run: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bm25: write run: %w", err)
-	}
-	b.runs = append(b.runs, name)
-	b.buf.reset()
+	b.runsMu.Lock()
+	b.runs[job.idx] = run{name: name, size: int64(len(enc)), starts: starts}
+	b.runsMu.Unlock()
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", len(b.runs), n)
+		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", job.idx+1, n)
 	}
-	return nil
-}
-
-// chunks is a growable postings buffer that never copies: fixed-size chunks, reused after a spill.
-type chunks struct {
-	c    [][]posting
-	n    int
-	used int // chunks in use
-}
-
-const chunkLen = 1 << 16
-
-func (c *chunks) add(p posting) {
-	if c.used == 0 || len(c.c[c.used-1]) == chunkLen {
-		if c.used == len(c.c) {
-			c.c = append(c.c, make([]posting, 0, chunkLen))
-		}
-		c.used++
-	}
-	last := &c.c[c.used-1]
-	*last = append(*last, p)
-	c.n++
-}
-
-func (c *chunks) reset() {
-	for i := range c.c {
-		c.c[i] = c.c[i][:0]
-	}
-	c.used, c.n = 0, 0
-}
-
-// runReader reads one run file term by term.
-type runReader struct {
-	f    *os.File
-	r    *bufio.Reader
-	term uint32 // current term; valid when !eof
-	n    int    // postings of the current term
-	eof  bool
-	name string
-}
-
-func (rr *runReader) advance() error {
-	gap, err := binary.ReadUvarint(rr.r)
-	if errors.Is(err, io.EOF) {
-		rr.eof = true
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("bm25: read run %s: %w", rr.name, err)
-	}
-	n, err := binary.ReadUvarint(rr.r)
-	if err != nil {
-		return fmt.Errorf("bm25: read run %s: %w", rr.name, err)
-	}
-	rr.term += uint32(gap)
-	rr.n = int(n)
 	return nil
 }
 
@@ -667,6 +725,16 @@ type termRec struct {
 	maxTf  uint32
 	bound  float32
 	minNrm uint8
+}
+
+// mergeTask is a range of granules [g0, g1) merged and encoded by one goroutine into out, with recs
+// (offsets relative to out) for its terms.
+type mergeTask struct {
+	g0, g1 int
+	out    []byte
+	recs   []termRec
+	err    error
+	done   chan struct{}
 }
 
 // finish merges the runs into postings.bin, then writes the norms, lengths and the sorted dictionary.
@@ -691,87 +759,22 @@ func (b *builder) finish(ctx context.Context) error {
 	lb = nil
 	b.lens = nil
 
-	// The default parameters' norm table gives each term's exact score bound.
-	K := normTable(meta.K1, meta.B, meta.AvgDL())
-
-	readers := make([]*runReader, len(b.runs))
-	for i, name := range b.runs {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("bm25: %w", err)
-		}
-		defer f.Close()
-		readers[i] = &runReader{f: f, r: bufio.NewReaderSize(f, 1<<20), name: name}
-		if err := readers[i].advance(); err != nil {
-			return err
-		}
-	}
-	post, err := createSum(b.dir, filePostings)
-	if err != nil {
-		return err
-	}
-	recs := make([]termRec, len(b.termList))
-	var docs, tfs []uint32
-	var data, skips []byte
-	var tmp [binary.MaxVarintLen64]byte
-	var off uint64
-	for t := range b.termList {
-		if t%(1<<20) == 0 {
-			if err := ctx.Err(); err != nil {
-				post.abort()
-				return err
-			}
-		}
-		docs, tfs = docs[:0], tfs[:0]
-		for _, rr := range readers {
-			if rr.eof || rr.term != uint32(t) {
-				continue
-			}
-			prev := uint32(0)
-			for k := 0; k < rr.n; k++ {
-				g, err1 := binary.ReadUvarint(rr.r)
-				tf, err2 := binary.ReadUvarint(rr.r)
-				if err1 != nil || err2 != nil {
-					post.abort()
-					return fmt.Errorf("bm25: read run %s: truncated", rr.name)
-				}
-				prev += uint32(g)
-				docs = append(docs, prev)
-				tfs = append(tfs, uint32(tf))
-			}
-			if err := rr.advance(); err != nil {
-				post.abort()
-				return err
-			}
-		}
-		if len(docs) == 0 {
-			post.abort()
-			return fmt.Errorf("bm25: internal error: term %q has no postings", b.termList[t])
-		}
-		var rec termRec
-		rec, data, skips = encodeTerm(docs, tfs, norms, &K, data[:0], skips[:0])
-		rec.off = off
-		if len(data) > math.MaxUint32 {
-			post.abort()
-			return fmt.Errorf("bm25: term %q: postings exceed 4 GiB", b.termList[t])
-		}
-		post.Write(skips)
-		post.Write(data)
-		off += uint64(len(skips) + len(data))
-		recs[t] = rec
-	}
-	ps, err := post.close()
-	if err != nil {
-		return err
-	}
-	meta.Files[filePostings] = ps
-
-	// The dictionary, sorted by term bytes.
+	// The dictionary order is computed while the postings are merged.
 	order := make([]uint32, len(b.termList))
-	for i := range order {
-		order[i] = uint32(i)
+	sorted := make(chan struct{})
+	go func() {
+		defer close(sorted)
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		sort.Slice(order, func(i, j int) bool { return b.termList[order[i]] < b.termList[order[j]] })
+	}()
+	recs, err := b.merge(ctx, norms)
+	<-sorted
+	if err != nil {
+		return err
 	}
-	sort.Slice(order, func(i, j int) bool { return b.termList[order[i]] < b.termList[order[j]] })
+
 	tw, err := createSum(b.dir, fileTerms)
 	if err != nil {
 		return err
@@ -787,12 +790,13 @@ func (b *builder) finish(ctx context.Context) error {
 		ow.abort()
 		return err
 	}
+	var tmp [8]byte
 	var toff uint64
 	var rec [termInfoSize]byte
 	for _, id := range order {
 		t := b.termList[id]
 		ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
-		io.WriteString(tw, t)
+		tw.WriteString(t)
 		toff += uint64(len(t))
 		r := recs[id]
 		binary.LittleEndian.PutUint64(rec[0:], r.off)
@@ -818,6 +822,220 @@ func (b *builder) finish(ctx context.Context) error {
 			meta.Docs, meta.Empty, meta.Terms, meta.Postings, time.Since(b.start).Seconds())
 	}
 	return writeMeta(b.dir, meta)
+}
+
+// merge writes postings.bin: the term range is cut into tasks of about equal run bytes, which
+// opt.Workers goroutines merge and encode into memory; this goroutine writes them in term order. It
+// returns every term's record.
+func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
+	nTerms := len(b.termList)
+	nGran := (nTerms + 1<<granBits - 1) >> granBits
+	files := make([]*os.File, len(b.runs))
+	for i, r := range b.runs {
+		f, err := os.Open(r.name)
+		if err != nil {
+			return nil, fmt.Errorf("bm25: %w", err)
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	// Cut tasks by run bytes.
+	var total int64
+	for _, r := range b.runs {
+		total += r.size
+	}
+	target := min(max(total/int64(8*b.opt.Workers), 1<<20), 16<<20)
+	var tasks []*mergeTask
+	for g := 0; g < nGran; {
+		t := &mergeTask{g0: g, done: make(chan struct{})}
+		var sz int64
+		for g < nGran && (sz < target || g == t.g0) {
+			for _, r := range b.runs {
+				sz += r.start(g+1) - r.start(g)
+			}
+			g++
+		}
+		t.g1 = g
+		tasks = append(tasks, t)
+	}
+	K := normTable(b.meta.K1, b.meta.B, b.meta.AvgDL())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// At most 2*Workers tasks are held in memory at once.
+	slots := make(chan struct{}, 2*b.opt.Workers)
+	taskCh := make(chan *mergeTask)
+	go func() {
+		defer close(taskCh)
+		for _, t := range tasks {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case taskCh <- t:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for i := 0; i < b.opt.Workers; i++ {
+		go func() {
+			var m merger
+			for t := range taskCh {
+				if ctx.Err() == nil {
+					t.err = m.mergeTask(b, files, t, norms, &K)
+				}
+				close(t.done)
+			}
+		}()
+	}
+	post, err := createSum(b.dir, filePostings)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]termRec, nTerms)
+	var off uint64
+	for _, t := range tasks {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			post.abort()
+			return nil, ctx.Err()
+		}
+		if t.err == nil {
+			t.err = ctx.Err()
+		}
+		if t.err != nil {
+			post.abort()
+			return nil, t.err
+		}
+		t0 := t.g0 << granBits
+		for i, r := range t.recs {
+			r.off += off
+			recs[t0+i] = r
+		}
+		post.Write(t.out)
+		off += uint64(len(t.out))
+		t.out, t.recs = nil, nil
+		<-slots
+	}
+	ps, err := post.close()
+	if err != nil {
+		return nil, err
+	}
+	b.meta.Files[filePostings] = ps
+	return recs, nil
+}
+
+// merger holds one merge goroutine's reusable buffers.
+type merger struct {
+	sec        [][]byte
+	buf        []byte
+	docs, tfs  []uint32
+	data, skip []byte
+}
+
+// runCursor walks the terms of one run's section.
+type runCursor struct {
+	b    []byte
+	term uint32
+	n    int
+	eof  bool
+}
+
+func (c *runCursor) advance() bool {
+	if len(c.b) == 0 {
+		c.eof = true
+		return true
+	}
+	t, k := binary.Uvarint(c.b)
+	if k <= 0 {
+		return false
+	}
+	c.b = c.b[k:]
+	n, k := binary.Uvarint(c.b)
+	if k <= 0 {
+		return false
+	}
+	c.b = c.b[k:]
+	c.term, c.n = uint32(t), int(n)
+	return true
+}
+
+func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []uint8, K *[256]float64) error {
+	t0 := t.g0 << granBits
+	t1 := min(t.g1<<granBits, len(b.termList))
+	// Read each run's section of the task into one buffer.
+	var need int64
+	for _, r := range b.runs {
+		need += r.start(t.g1) - r.start(t.g0)
+	}
+	if int64(cap(m.buf)) < need {
+		m.buf = make([]byte, need)
+	}
+	buf := m.buf[:need]
+	cur := make([]runCursor, len(b.runs))
+	var at int64
+	for i, r := range b.runs {
+		s, e := r.start(t.g0), r.start(t.g1)
+		sec := buf[at : at+e-s]
+		at += e - s
+		if _, err := files[i].ReadAt(sec, s); err != nil {
+			return fmt.Errorf("bm25: read run %s: %w", r.name, err)
+		}
+		cur[i].b = sec
+		if !cur[i].advance() {
+			return fmt.Errorf("bm25: read run %s: corrupt", r.name)
+		}
+	}
+	t.recs = make([]termRec, t1-t0)
+	out := make([]byte, 0, need+need/4)
+	docs, tfs := m.docs, m.tfs
+	for term := t0; term < t1; term++ {
+		docs, tfs = docs[:0], tfs[:0]
+		for i := range cur {
+			c := &cur[i]
+			if c.eof || c.term != uint32(term) {
+				continue
+			}
+			prev := uint32(0)
+			p := c.b
+			for k := 0; k < c.n; k++ {
+				g, n1 := binary.Uvarint(p)
+				if n1 <= 0 {
+					return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
+				}
+				tf, n2 := binary.Uvarint(p[n1:])
+				if n2 <= 0 {
+					return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
+				}
+				p = p[n1+n2:]
+				prev += uint32(g)
+				docs = append(docs, prev)
+				tfs = append(tfs, uint32(tf))
+			}
+			c.b = p
+			if !c.advance() {
+				return fmt.Errorf("bm25: read run %s: corrupt", b.runs[i].name)
+			}
+		}
+		if len(docs) == 0 {
+			return fmt.Errorf("bm25: internal error: term %q has no postings", b.termList[term])
+		}
+		var rec termRec
+		rec, m.data, m.skip = encodeTerm(docs, tfs, norms, K, m.data[:0], m.skip[:0])
+		if len(m.data) > math.MaxUint32 {
+			return fmt.Errorf("bm25: term %q: postings exceed 4 GiB", b.termList[term])
+		}
+		rec.off = uint64(len(out))
+		out = append(out, m.skip...)
+		out = append(out, m.data...)
+		t.recs[term-t0] = rec
+	}
+	m.docs, m.tfs = docs, tfs
+	t.out = out
+	return nil
 }
 
 func (b *builder) writeFile(name string, data []byte) error {

@@ -1,6 +1,8 @@
 package bm25
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -45,3 +47,32 @@ func BenchmarkWorker(b *testing.B) {
 }
 
 func docFor(text string) (d corpusDocument) { d.Text = text; return }
+
+// BenchmarkWorkerVocab analyzes BM25_WORKER_N (default 100,000) synthetic passages with one fresh worker
+// per iteration, so that its token table grows to a realistic vocabulary (cache and TLB misses included).
+func BenchmarkWorkerVocab(b *testing.B) {
+	n := 100000
+	if v, err := strconv.Atoi(os.Getenv("BM25_WORKER_N")); err == nil && v > 0 {
+		n = v
+	}
+	s := NewSynth(1)
+	var bts []*batch
+	for i := 0; i < n; i += batchDocs {
+		bt := &batch{}
+		for j := 0; j < batchDocs; j++ {
+			bt.docs = append(bt.docs, docFor(string(s.Passage(nil, 90+j%21))))
+		}
+		bts = append(bts, bt)
+	}
+	b.ResetTimer()
+	c0 := CPUTime()
+	for i := 0; i < b.N; i++ {
+		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}}
+		for _, bt := range bts {
+			bt.ids, bt.tfs = nil, nil
+			w.process(bt)
+		}
+		w.tok.release()
+	}
+	b.ReportMetric(float64(b.N*len(bts)*batchDocs)/(CPUTime()-c0).Seconds(), "docs/cpu-s")
+}

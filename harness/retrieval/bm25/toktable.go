@@ -14,6 +14,7 @@ type tokTable struct {
 	mask  uint64
 	n     int
 	long  map[string]int32
+	free  func() // releases slots when they are not on the Go heap
 }
 
 const inlineKey = 23
@@ -77,9 +78,17 @@ func (t *tokTable) insert(k []byte, h32 uint32, h uint64, v int32) {
 	}
 }
 
+// release frees the table's memory; the table must not be used afterwards.
+func (t *tokTable) release() {
+	if t.free != nil {
+		t.free()
+	}
+	t.slots, t.free, t.n, t.long = nil, nil, 0, nil
+}
+
 func (t *tokTable) grow() {
-	old := t.slots
-	t.slots = make([]tokSlot, 2*len(old))
+	old, oldFree := t.slots, t.free
+	t.slots, t.free = allocSlots(2 * len(old))
 	t.mask = uint64(len(t.slots) - 1)
 	t.n = 0
 	for i := range old {
@@ -90,5 +99,8 @@ func (t *tokTable) grow() {
 		k := s.key[:s.klen]
 		h := maphash.Bytes(t.seed, k)
 		t.insert(k, s.hash, h, s.val)
+	}
+	if oldFree != nil {
+		oldFree()
 	}
 }
