@@ -102,6 +102,70 @@ func eachToken(s string, possessive bool, fn func(tok []byte)) {
 	})
 }
 
+// asciiWord marks the ASCII letters and digits (the tokenizer's ASCII word characters).
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return
+}()
+
+// appendTokens appends the tokens that eachToken yields for s to buf (lowercased, concatenated) and
+// their spans in buf to toks. Pure-ASCII text, most of a typical corpus, takes a fast path that does
+// what text.EachSpan and eachToken do for ASCII without a call per token; other text takes eachToken.
+func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte, []tokRef) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			eachToken(s, possessive, func(tok []byte) {
+				start := len(buf)
+				buf = append(buf, tok...)
+				toks = append(toks, tokRef{s: uint32(start), e: uint32(len(buf))})
+			})
+			return buf, toks
+		}
+	}
+	prevEnd, aposEnd := -1, -1 // as in eachToken
+	for i := 0; i < len(s); {
+		c := s[i]
+		if asciiWord[c] {
+			start := i
+			i++
+			for i < len(s) && asciiWord[s[i]] {
+				i++
+			}
+			if possessive && start == aposEnd && i-start == 1 && (c == 's' || c == 'S') {
+				aposEnd, prevEnd = -1, -1
+				continue
+			}
+			aposEnd, prevEnd = -1, i
+			off := len(buf)
+			for j := start; j < i; j++ {
+				ch := s[j]
+				if 'A' <= ch && ch <= 'Z' {
+					ch += 'a' - 'A'
+				}
+				buf = append(buf, ch)
+			}
+			toks = append(toks, tokRef{s: uint32(off), e: uint32(len(buf))})
+			continue
+		}
+		if c <= ' ' || c == 0x7f { // white space and control characters separate tokens
+			i++
+			continue
+		}
+		// A punctuation or symbol token of one byte: not indexed, but an apostrophe right after a word
+		// can start a possessive.
+		if possessive && i == prevEnd && c == '\'' {
+			aposEnd = i + 1
+		} else {
+			aposEnd = -1
+		}
+		prevEnd = -1
+		i++
+	}
+	return buf, toks
+}
+
 // analyze returns the index terms of s in order under analyzer a (stopwords removed, stems applied).
 // It is the reference path used by queries and tests; the index builder caches the same mapping.
 func analyze(a Analyzer, s string) []string {

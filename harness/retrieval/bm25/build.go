@@ -142,6 +142,10 @@ type worker struct {
 	// Capacity hints for the next batch's postings (batches are kept until their run is spilled, so each
 	// gets fresh arrays).
 	hintIDs int
+	// Per document: the lowercased tokens, their spans and their looked-up ids.
+	buf  []byte
+	toks []tokRef
+	vals []int32
 }
 
 type seenRec struct{ mark, slot int32 }
@@ -160,52 +164,66 @@ func (w *worker) process(b *batch) {
 	for di := range b.docs {
 		d := &b.docs[di]
 		mark := int32(di + 1)
+		// Collect the document's tokens, look them all up, then resolve new ones in order.
+		w.buf, w.toks = w.buf[:0], w.toks[:0]
+		if w.fields != FieldsText {
+			w.buf, w.toks = appendTokens(w.buf, w.toks, d.Title, possessive)
+		}
+		if w.fields != FieldsTitle {
+			w.buf, w.toks = appendTokens(w.buf, w.toks, d.Text, possessive)
+		}
+		w.vals = w.tok.lookupAll(w.buf, w.toks, w.vals[:0])
 		var n uint32
-		add := func(tok []byte) {
-			id, ok := w.tok.get(tok)
-			if !ok {
-				t, keep := termOf(w.an, tok)
-				if !keep {
-					id = -1
-				} else if sid, seen := w.stems[t]; seen {
-					id = sid // another token with the same stem
-				} else {
-					id = w.nLocal
-					w.nLocal++
-					w.stems[t] = id
-					b.newTok = append(b.newTok, t)
-					w.seen = append(w.seen, seenRec{})
-				}
-				w.tok.put(tok, id)
+		for i, id := range w.vals {
+			if id == tokUnknown {
+				id = w.resolve(w.buf[w.toks[i].s:w.toks[i].e], b)
 			}
 			if id < 0 {
-				return
+				continue
 			}
 			n++
 			sr := &w.seen[id]
 			if sr.mark == mark {
 				b.tfs[sr.slot]++
-				return
+				continue
 			}
 			sr.mark = mark
 			sr.slot = int32(len(b.ids))
 			b.ids = append(b.ids, id)
 			b.tfs = append(b.tfs, 1)
 		}
-		if w.fields != FieldsText {
-			eachToken(d.Title, possessive, add)
-		}
-		if w.fields != FieldsTitle {
-			eachToken(d.Text, possessive, add)
-		}
 		b.lens = append(b.lens, n)
 		b.ends = append(b.ends, int32(len(b.ids)))
 	}
-	// Reset stamps so that the next batch's marks (1..) do not collide.
+	// Reset marks so that the next batch's marks (1..) do not collide.
 	for _, id := range b.ids {
 		w.seen[id].mark = 0
 	}
 	w.hintIDs = len(b.ids)
+}
+
+// resolve gives a token that was not in the token table when its document was looked up its local id
+// (or -1 for a stopword), adding it to the table; the token may have been added by an earlier token
+// of the same document.
+func (w *worker) resolve(tok []byte, b *batch) int32 {
+	if id, ok := w.tok.get(tok); ok {
+		return id
+	}
+	var id int32
+	t, keep := termOf(w.an, tok)
+	if !keep {
+		id = -1
+	} else if sid, seen := w.stems[t]; seen {
+		id = sid // another token with the same stem
+	} else {
+		id = w.nLocal
+		w.nLocal++
+		w.stems[t] = id
+		b.newTok = append(b.newTok, t)
+		w.seen = append(w.seen, seenRec{})
+	}
+	w.tok.put(tok, id)
+	return id
 }
 
 // posting is one (term, document, frequency) triple of a run being sorted.
@@ -305,6 +323,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 					cancel()
 				}
 			}
+			sc.release()
 		}(i)
 	}
 	var wg sync.WaitGroup
@@ -623,8 +642,18 @@ func (b *builder) submit(ctx context.Context) error {
 // spillScratch is a spiller's reusable memory.
 type spillScratch struct {
 	a, b   []posting
+	free   []func()
 	counts []int
 	enc    []byte
+}
+
+func (sc *spillScratch) release() {
+	for _, f := range sc.free {
+		if f != nil {
+			f()
+		}
+	}
+	*sc = spillScratch{}
 }
 
 // spill sorts a run's postings by global term id (stably, so documents stay in order) and writes the
@@ -636,8 +665,11 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	lowBits := max(1, (bits.Len(uint(job.nTerms))+1)/2)
 	lowMask := uint32(1)<<lowBits - 1
 	if cap(sc.a) < n {
-		sc.a = make([]posting, n)
-		sc.b = make([]posting, n)
+		sc.release()
+		var fa, fb func()
+		sc.a, fa = hugeAlloc[posting](n + n/8)
+		sc.b, fb = hugeAlloc[posting](n + n/8)
+		sc.free = []func(){fa, fb}
 	}
 	a, out := sc.a[:n], sc.b[:n]
 	counts := sc.counts[:0]

@@ -2,5 +2,5 @@
 
 package bm25
 
-// allocSlots returns n zeroed slots on the Go heap (huge-page mappings are used on Linux only).
-func allocSlots(n int) (slots []tokSlot, free func()) { return make([]tokSlot, n), nil }
+// hugeAlloc returns n zeroed elements on the Go heap (huge-page mappings are used on Linux only).
+func hugeAlloc[T any](n int) (s []T, free func()) { return make([]T, n), nil }

@@ -3,6 +3,7 @@ package bm25
 import (
 	"bytes"
 	"hash/maphash"
+	"math"
 )
 
 // tokTable maps token bytes to an int32, for the index builder's hottest loop. Keys of up to inlineKey
@@ -15,7 +16,14 @@ type tokTable struct {
 	n     int
 	long  map[string]int32
 	free  func() // releases slots when they are not on the Go heap
+	// hot is a small direct-mapped cache of recently found keys in front of slots. Token frequencies
+	// are Zipfian: the few thousand most frequent tokens make up most lookups, and in hot they sit in
+	// a few hundred KiB instead of being spread over the whole (often 100+ MB) table, one cache line
+	// and one page each.
+	hot []tokSlot
 }
+
+const hotBits = 13
 
 const inlineKey = 23
 
@@ -27,7 +35,7 @@ type tokSlot struct {
 }
 
 func newTokTable() *tokTable {
-	return &tokTable{seed: maphash.MakeSeed(), slots: make([]tokSlot, 1<<12), mask: 1<<12 - 1, long: map[string]int32{}}
+	return &tokTable{seed: maphash.MakeSeed(), slots: make([]tokSlot, 1<<12), mask: 1<<12 - 1, long: map[string]int32{}, hot: make([]tokSlot, 1<<hotBits)}
 }
 
 func (t *tokTable) get(k []byte) (int32, bool) {
@@ -37,15 +45,81 @@ func (t *tokTable) get(k []byte) (int32, bool) {
 	}
 	h := maphash.Bytes(t.seed, k)
 	h32 := uint32(h >> 32)
+	hs := &t.hot[h>>(64-hotBits)]
+	if hs.hash == h32 && int(hs.klen) == len(k) && bytes.Equal(hs.key[:hs.klen], k) {
+		return hs.val, true
+	}
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.klen == 0 {
 			return 0, false
 		}
 		if s.hash == h32 && int(s.klen) == len(k) && bytes.Equal(s.key[:s.klen], k) {
+			*hs = *s
 			return s.val, true
 		}
 	}
+}
+
+// tokRef is a token of a document being analyzed: its span in the worker's buffer of lowercased tokens
+// and, once looked up, its hash.
+type tokRef struct {
+	s, e uint32
+	h    uint64
+}
+
+// tokUnknown marks a token that lookupAll did not find.
+const tokUnknown = math.MinInt32
+
+// lookupAll looks up every token of toks (spans of buf) and appends their values, or tokUnknown, to out.
+// It hashes all tokens first and probes the table afterwards, so that the probes, whose cache misses
+// dominate the lookups of a large table, are independent of each other and overlap in the processor.
+func (t *tokTable) lookupAll(buf []byte, toks []tokRef, out []int32) []int32 {
+	start := len(out)
+	for i := range toks {
+		tk := &toks[i]
+		k := buf[tk.s:tk.e]
+		if len(k) > inlineKey {
+			v, ok := t.long[string(k)]
+			if !ok {
+				v = tokUnknown
+			}
+			out = append(out, v)
+			continue
+		}
+		h := maphash.Bytes(t.seed, k)
+		tk.h = h
+		hs := &t.hot[h>>(64-hotBits)]
+		if hs.hash == uint32(h>>32) && int(hs.klen) == len(k) && string(hs.key[:hs.klen]) == string(k) {
+			out = append(out, hs.val)
+			continue
+		}
+		out = append(out, tokUnknown)
+	}
+	res := out[start:]
+	for i, v := range res {
+		if v != tokUnknown {
+			continue
+		}
+		tk := &toks[i]
+		k := buf[tk.s:tk.e]
+		if len(k) > inlineKey {
+			continue
+		}
+		h32 := uint32(tk.h >> 32)
+		for j := tk.h & t.mask; ; j = (j + 1) & t.mask {
+			s := &t.slots[j]
+			if s.klen == 0 {
+				break
+			}
+			if s.hash == h32 && int(s.klen) == len(k) && string(s.key[:s.klen]) == string(k) {
+				res[i] = s.val
+				t.hot[tk.h>>(64-hotBits)] = *s
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (t *tokTable) put(k []byte, v int32) {
@@ -57,6 +131,9 @@ func (t *tokTable) put(k []byte, v int32) {
 		t.grow()
 	}
 	h := maphash.Bytes(t.seed, k)
+	if hs := &t.hot[h>>(64-hotBits)]; hs.hash == uint32(h>>32) && int(hs.klen) == len(k) && bytes.Equal(hs.key[:hs.klen], k) {
+		hs.val = v
+	}
 	t.insert(k, uint32(h>>32), h, v)
 }
 
@@ -83,12 +160,12 @@ func (t *tokTable) release() {
 	if t.free != nil {
 		t.free()
 	}
-	t.slots, t.free, t.n, t.long = nil, nil, 0, nil
+	t.slots, t.free, t.n, t.long, t.hot = nil, nil, 0, nil, nil
 }
 
 func (t *tokTable) grow() {
 	old, oldFree := t.slots, t.free
-	t.slots, t.free = allocSlots(2 * len(old))
+	t.slots, t.free = hugeAlloc[tokSlot](2 * len(old))
 	t.mask = uint64(len(t.slots) - 1)
 	t.n = 0
 	for i := range old {

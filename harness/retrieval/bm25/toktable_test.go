@@ -30,3 +30,38 @@ func TestTokTable(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupAll checks the batched lookup against get, with the hot cache both cold and warm, for keys
+// present, absent and longer than inlineKey.
+func TestLookupAll(t *testing.T) {
+	tt := newTokTable()
+	var buf []byte
+	var toks []tokRef
+	want := map[string]int32{}
+	for i := 0; i < 30000; i++ {
+		k := fmt.Sprintf("w%d", i*7919%50021)
+		if i%53 == 0 {
+			k = strings.Repeat("L", 30) + k
+		}
+		if i%3 != 0 { // a third of the keys stay absent
+			tt.put([]byte(k), int32(i))
+			want[k] = int32(i)
+		}
+		start := len(buf)
+		buf = append(buf, k...)
+		toks = append(toks, tokRef{s: uint32(start), e: uint32(len(buf))})
+	}
+	for round := 0; round < 2; round++ {
+		got := tt.lookupAll(buf, toks, nil)
+		for i, tk := range toks {
+			k := string(buf[tk.s:tk.e])
+			v, ok := want[k]
+			if !ok {
+				v = tokUnknown
+			}
+			if got[i] != v {
+				t.Fatalf("round %d: lookupAll(%q) = %d, want %d", round, k, got[i], v)
+			}
+		}
+	}
+}
