@@ -241,15 +241,44 @@ type runJob struct {
 
 // run is a spilled run file: per term (increasing global id) uvarint term id, uvarint count, then per
 // posting uvarint doc gap (from 0 for the term's first) and uvarint tf. starts[g] is the offset of the
-// first term >= g<<granBits; granules past the end of starts start at size.
+// first term of granule g (granFirst); granules past the end of starts start at size.
 type run struct {
 	name   string
 	size   int64
 	starts []int64
 }
 
-// granBits sets the granule of term ids (1024 terms) at which the parallel merge can start reading a run.
-const granBits = 10
+// Granules of term ids are where the parallel merge can start reading a run: each of the first
+// granHead terms (the most frequent ones, since ids follow first occurrence) is a granule of its own, so
+// that no merge task is much larger than the largest posting list; after them a granule is 64 terms.
+const (
+	granHead = 4096
+	granBits = 6
+)
+
+// granOf returns the granule of term t.
+func granOf(t int) int {
+	if t < granHead {
+		return t
+	}
+	return granHead + (t-granHead)>>granBits
+}
+
+// granFirst returns the first term of granule g.
+func granFirst(g int) int {
+	if g < granHead {
+		return g
+	}
+	return granHead + (g-granHead)<<granBits
+}
+
+// granCount returns the number of granules of n terms.
+func granCount(n int) int {
+	if n <= granHead {
+		return n
+	}
+	return granOf(n-1) + 1
+}
 
 func (r *run) start(g int) int64 {
 	if g < len(r.starts) {
@@ -393,6 +422,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	b.note("all runs spilled")
 	if err := b.finish(ctx); err != nil {
 		return nil, err
 	}
@@ -715,11 +745,11 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	}
 	sc.counts = counts
 	enc := sc.enc[:0]
-	nGran := (job.nTerms + 1<<granBits - 1) >> granBits
+	nGran := granCount(job.nTerms)
 	starts := make([]int64, 0, nGran)
 	for i := 0; i < n; {
 		t := out[i].term
-		for len(starts) <= int(t>>granBits) {
+		for len(starts) <= granOf(int(t)) {
 			starts = append(starts, int64(len(enc)))
 		}
 		j := i
@@ -801,8 +831,11 @@ func (b *builder) finish(ctx context.Context) error {
 		}
 		sort.Slice(order, func(i, j int) bool { return b.termList[order[i]] < b.termList[order[j]] })
 	}()
+	b.note("norms written")
 	recs, err := b.merge(ctx, norms)
+	b.note("postings merged")
 	<-sorted
+	b.note("dictionary sorted")
 	if err != nil {
 		return err
 	}
@@ -849,6 +882,7 @@ func (b *builder) finish(ctx context.Context) error {
 		}
 		meta.Files[x.name] = s
 	}
+	b.note("dictionary written")
 	if b.opt.Progress != nil {
 		fmt.Fprintf(b.opt.Progress, "bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
 			meta.Docs, meta.Empty, meta.Terms, meta.Postings, time.Since(b.start).Seconds())
@@ -861,7 +895,7 @@ func (b *builder) finish(ctx context.Context) error {
 // returns every term's record.
 func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	nTerms := len(b.termList)
-	nGran := (nTerms + 1<<granBits - 1) >> granBits
+	nGran := granCount(nTerms)
 	files := make([]*os.File, len(b.runs))
 	for i, r := range b.runs {
 		f, err := os.Open(r.name)
@@ -876,7 +910,7 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	for _, r := range b.runs {
 		total += r.size
 	}
-	target := min(max(total/int64(8*b.opt.Workers), 1<<20), 16<<20)
+	target := min(max(total/int64(16*b.opt.Workers), 256<<10), 16<<20)
 	var tasks []*mergeTask
 	for g := 0; g < nGran; {
 		t := &mergeTask{g0: g, done: make(chan struct{})}
@@ -942,7 +976,7 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			post.abort()
 			return nil, t.err
 		}
-		t0 := t.g0 << granBits
+		t0 := granFirst(t.g0)
 		for i, r := range t.recs {
 			r.off += off
 			recs[t0+i] = r
@@ -996,8 +1030,8 @@ func (c *runCursor) advance() bool {
 }
 
 func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []uint8, K *[256]float64) error {
-	t0 := t.g0 << granBits
-	t1 := min(t.g1<<granBits, len(b.termList))
+	t0 := granFirst(t.g0)
+	t1 := min(granFirst(t.g1), len(b.termList))
 	// Read each run's section of the task into one buffer.
 	var need int64
 	for _, r := range b.runs {
@@ -1068,6 +1102,13 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 	m.docs, m.tfs = docs, tfs
 	t.out = out
 	return nil
+}
+
+// note writes a timed progress line.
+func (b *builder) note(what string) {
+	if b.opt.Progress != nil {
+		fmt.Fprintf(b.opt.Progress, "bm25: %s at %.1fs\n", what, time.Since(b.start).Seconds())
+	}
 }
 
 func (b *builder) writeFile(name string, data []byte) error {
