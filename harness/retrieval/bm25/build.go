@@ -13,7 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -829,7 +830,8 @@ func (b *builder) finish(ctx context.Context) error {
 		for i := range order {
 			order[i] = uint32(i)
 		}
-		sort.Slice(order, func(i, j int) bool { return b.termList[order[i]] < b.termList[order[j]] })
+		terms := b.termList
+		slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(terms[x], terms[y]) }) // terms are distinct
 	}()
 	b.note("norms written")
 	recs, err := b.merge(ctx, norms)
