@@ -410,12 +410,15 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	close(done)
 	aerr := <-accErr
 	spillWG.Wait()
-	for _, err := range []error{serr, readErr, aerr} {
-		if err != nil {
+	// The first error in pipeline order, except that a stage stopped by another stage's failure (its
+	// error is the cancellation) gives way to the failure itself.
+	errs := append([]error{serr, readErr, aerr}, spillErrs...)
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err
 		}
 	}
-	for _, err := range spillErrs {
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
