@@ -120,11 +120,12 @@ type batch struct {
 	worker int
 	docs   []corpus.Document
 	// Filled by the worker: per document its length and its distinct local term ids with frequencies.
-	lens   []uint32
-	ends   []int32 // end of each document's entries in ids/tfs
-	ids    []int32 // local term ids; the spill rewrites them to global ids in place
-	tfs    []uint32
-	newTok []string // stems of the worker's local ids first used in this batch, in id order
+	lens    []uint32
+	ends    []int32 // end of each document's entries in ids/tfs
+	ids     []int32 // local term ids; the spill rewrites them to global ids in place
+	tfs     []uint32
+	newTok  []string // stems of the worker's local ids first used in this batch, in id order
+	newHash []uint64 // their hashes (termSeed), for the accumulator's termIndex
 }
 
 // worker analyzes documents. Its local ids name distinct terms (after stemming): tok caches each
@@ -136,7 +137,9 @@ type worker struct {
 	fields Fields
 	tok    *tokTable        // lowercased token -> local term id, or -1 for a stopword
 	stems  map[string]int32 // term -> local term id
-	nLocal int32
+	// termSeed hashes new terms for the accumulator.
+	termSeed maphash.Seed
+	nLocal   int32
 	// seen holds per local id the index+1 of the document that last saw it, within the batch, and its
 	// entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
@@ -161,6 +164,7 @@ func (w *worker) process(b *batch) {
 	b.ids = b.ids[:0]
 	b.tfs = b.tfs[:0]
 	b.newTok = b.newTok[:0]
+	b.newHash = b.newHash[:0]
 	possessive := w.an == AnalyzerEnglish
 	for di := range b.docs {
 		d := &b.docs[di]
@@ -221,6 +225,7 @@ func (w *worker) resolve(tok []byte, b *batch) int32 {
 		w.nLocal++
 		w.stems[t] = id
 		b.newTok = append(b.newTok, t)
+		b.newHash = append(b.newHash, maphash.String(w.termSeed, t))
 		w.seen = append(w.seen, seenRec{})
 	}
 	w.tok.put(tok, id)
@@ -295,7 +300,8 @@ type builder struct {
 	start  time.Time
 
 	// Accumulator state (one goroutine).
-	terms    map[string]uint32
+	terms    *termIndex
+	termSeed maphash.Seed // the hash seed of terms, shared with the workers
 	termList []string
 	trans    [][]int32 // per worker: local id -> global id
 	lens     []uint32
@@ -324,7 +330,8 @@ func runCapFor(budget int64, workers int) int {
 func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	opt := b.opt
 	b.meta = Meta{Format: formatName, Version: formatVersion, Analyzer: opt.Analyzer, Fields: opt.Fields, K1: opt.K1, B: opt.B, Files: map[string]FileSum{}}
-	b.terms = map[string]uint32{}
+	b.terms = newTermIndex()
+	b.termSeed = maphash.MakeSeed()
 	b.trans = make([][]int32, opt.Workers)
 	b.pending = map[int]*batch{}
 	b.runCap = runCapFor(opt.MemoryBudget, opt.Workers)
@@ -361,7 +368,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: map[string]int32{}}
+			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: map[string]int32{}, termSeed: b.termSeed}
 			for bt := range work {
 				bt.worker = i
 				w.process(bt)
@@ -613,17 +620,13 @@ func (b *builder) accept(ctx context.Context, bt *batch) error {
 // scheduling), records the document lengths and adds the batch to the run being filled.
 func (b *builder) apply(ctx context.Context, bt *batch) error {
 	tr := b.trans[bt.worker]
-	for _, t := range bt.newTok {
-		id, ok := b.terms[t]
-		if !ok {
-			id = uint32(len(b.termList))
-			b.terms[t] = id
-			b.termList = append(b.termList, t)
-		}
+	for i, t := range bt.newTok {
+		var id uint32
+		id, b.termList = b.terms.getOrAdd(t, bt.newHash[i], b.termList)
 		tr = append(tr, int32(id))
 	}
 	b.trans[bt.worker] = tr
-	bt.newTok = nil
+	bt.newTok, bt.newHash = nil, nil
 	for _, n := range bt.lens {
 		if n == 0 {
 			b.meta.Empty++
@@ -764,8 +767,8 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		enc = binary.AppendUvarint(enc, uint64(j-i))
 		prevDoc := uint32(0)
 		for _, p := range out[i:j] {
-			enc = binary.AppendUvarint(enc, uint64(p.doc-prevDoc))
-			enc = binary.AppendUvarint(enc, uint64(p.tf))
+			enc = appendUvarint(enc, p.doc-prevDoc)
+			enc = appendUvarint(enc, p.tf)
 			prevDoc = p.doc
 		}
 		i = j
@@ -782,6 +785,14 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", job.idx+1, n)
 	}
 	return nil
+}
+
+// appendUvarint appends v as a uvarint, with a fast path for one byte.
+func appendUvarint(dst []byte, v uint32) []byte {
+	if v < 0x80 {
+		return append(dst, byte(v))
+	}
+	return binary.AppendUvarint(dst, uint64(v))
 }
 
 // termRec is what the merge learns about each term, indexed by global term id.
@@ -1073,15 +1084,22 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 			prev := uint32(0)
 			p := c.b
 			for k := 0; k < c.n; k++ {
-				g, n1 := binary.Uvarint(p)
-				if n1 <= 0 {
-					return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
+				var g, tf uint64
+				if len(p) >= 2 && p[0] < 0x80 && p[1] < 0x80 { // the common case: both one byte
+					g, tf = uint64(p[0]), uint64(p[1])
+					p = p[2:]
+				} else {
+					var n1, n2 int
+					g, n1 = binary.Uvarint(p)
+					if n1 <= 0 {
+						return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
+					}
+					tf, n2 = binary.Uvarint(p[n1:])
+					if n2 <= 0 {
+						return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
+					}
+					p = p[n1+n2:]
 				}
-				tf, n2 := binary.Uvarint(p[n1:])
-				if n2 <= 0 {
-					return fmt.Errorf("bm25: read run %s: truncated", b.runs[i].name)
-				}
-				p = p[n1+n2:]
 				prev += uint32(g)
 				docs = append(docs, prev)
 				tfs = append(tfs, uint32(tf))

@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"hash/maphash"
 	"os"
 	"strconv"
 	"testing"
@@ -36,7 +37,7 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		bts = append(bts, bt)
 	}
-	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}}
+	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}, termSeed: maphash.MakeSeed()}
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
@@ -67,7 +68,7 @@ func BenchmarkWorkerVocab(b *testing.B) {
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
-		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}}
+		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}, termSeed: maphash.MakeSeed()}
 		for _, bt := range bts {
 			bt.ids, bt.tfs = nil, nil
 			w.process(bt)

@@ -65,3 +65,29 @@ func TestLookupAll(t *testing.T) {
 		}
 	}
 }
+
+// TestTermIndex checks the accumulator's term index against a Go map: ids in order of first addition,
+// stable on repeats, across growth, with many deliberately colliding hashes.
+func TestTermIndex(t *testing.T) {
+	x := newTermIndex()
+	var list []string
+	ref := map[string]uint32{}
+	for i := 0; i < 40000; i++ {
+		j := i * 7919 % 20011
+		k := fmt.Sprintf("t%d", j)
+		h := uint64(j) * 0x9e3779b97f4a7c15
+		if j%3 == 0 {
+			h = uint64(len(k)) // equal hashes: only the string comparison tells these keys apart
+		}
+		want, ok := ref[k]
+		if !ok {
+			want = uint32(len(ref))
+			ref[k] = want
+		}
+		got, l := x.getOrAdd(k, h, list)
+		list = l
+		if got != want || list[got] != k || len(list) != len(ref) {
+			t.Fatalf("getOrAdd(%q) = %d (list has %d, entry %q); want %d (%d terms)", k, got, len(list), list[got], want, len(ref))
+		}
+	}
+}

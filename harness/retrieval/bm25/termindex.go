@@ -1,0 +1,59 @@
+package bm25
+
+// termIndex maps the builder's global terms (strings in termList) to their ids. It is the accumulator's
+// only per-term work, so it is kept cheap: the workers hash each new term in parallel (newHash), and the
+// table stores only the hash and the id, comparing strings in termList on a hash match. Open
+// addressing with linear probing, load <= 1/2.
+type termIndex struct {
+	slots []termSlot
+	mask  uint32
+	n     int
+}
+
+type termSlot struct {
+	hash uint32
+	id1  uint32 // id+1; 0 marks an empty slot
+}
+
+func newTermIndex() *termIndex {
+	return &termIndex{slots: make([]termSlot, 1<<10), mask: 1<<10 - 1}
+}
+
+// getOrAdd returns the id of term t with hash h (termHash), adding it to list with the next id when it is
+// new; it returns the possibly grown list.
+func (x *termIndex) getOrAdd(t string, h uint64, list []string) (uint32, []string) {
+	h32 := uint32(h)
+	for i := h32 & x.mask; ; i = (i + 1) & x.mask {
+		s := &x.slots[i]
+		if s.id1 == 0 {
+			id := uint32(len(list))
+			list = append(list, t)
+			s.hash, s.id1 = h32, id+1
+			x.n++
+			if 2*x.n > len(x.slots) {
+				x.grow()
+			}
+			return id, list
+		}
+		if s.hash == h32 && list[s.id1-1] == t {
+			return s.id1 - 1, list
+		}
+	}
+}
+
+func (x *termIndex) grow() {
+	old := x.slots
+	x.slots = make([]termSlot, 2*len(old))
+	x.mask = uint32(len(x.slots) - 1)
+	for _, s := range old {
+		if s.id1 == 0 {
+			continue
+		}
+		for i := s.hash & x.mask; ; i = (i + 1) & x.mask {
+			if x.slots[i].id1 == 0 {
+				x.slots[i] = s
+				break
+			}
+		}
+	}
+}
