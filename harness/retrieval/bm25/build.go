@@ -129,17 +129,17 @@ type batch struct {
 }
 
 // worker analyzes documents. Its local ids name distinct terms (after stemming): tok caches each
-// lowercased token's local id, and stems gives a term's local id the first time another token stems to
-// it. The accumulator translates local ids to global term ids in document order, so the index does not
+// lowercased token's local id, and stems (over terms) gives a term's local id the first time another
+// token stems to it. The accumulator translates local ids to global term ids in document order, so the index does not
 // depend on scheduling.
 type worker struct {
 	an     Analyzer
 	fields Fields
-	tok    *tokTable        // lowercased token -> local term id, or -1 for a stopword
-	stems  map[string]int32 // term -> local term id
-	// termSeed hashes new terms for the accumulator.
+	tok    *tokTable // lowercased token -> local term id, or -1 for a stopword
+	// stems maps a term (hashed with termSeed) to its local id, an index into terms.
+	stems    *termIndex
+	terms    []string
 	termSeed maphash.Seed
-	nLocal   int32
 	// seen holds per local id the index+1 of the document that last saw it, within the batch, and its
 	// entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
@@ -214,19 +214,20 @@ func (w *worker) resolve(tok []byte, b *batch) int32 {
 	if id, ok := w.tok.get(tok); ok {
 		return id
 	}
-	var id int32
-	t, keep := termOf(w.an, tok)
-	if !keep {
-		id = -1
-	} else if sid, seen := w.stems[t]; seen {
-		id = sid // another token with the same stem
-	} else {
-		id = w.nLocal
-		w.nLocal++
-		w.stems[t] = id
-		b.newTok = append(b.newTok, t)
-		b.newHash = append(b.newHash, maphash.String(w.termSeed, t))
-		w.seen = append(w.seen, seenRec{})
+	id := int32(-1)
+	if t, keep := termOf(w.an, tok); keep {
+		// A term seen before (from another token with the same stem) keeps its id; the hash is the
+		// one the accumulator needs for a new term.
+		h := maphash.String(w.termSeed, t)
+		n := len(w.terms)
+		var lid uint32
+		lid, w.terms = w.stems.getOrAdd(t, h, w.terms)
+		id = int32(lid)
+		if int(lid) == n {
+			b.newTok = append(b.newTok, t)
+			b.newHash = append(b.newHash, h)
+			w.seen = append(w.seen, seenRec{})
+		}
 	}
 	w.tok.put(tok, id)
 	return id
@@ -368,7 +369,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: map[string]int32{}, termSeed: b.termSeed}
+			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: newTermIndex(), termSeed: b.termSeed}
 			for bt := range work {
 				bt.worker = i
 				w.process(bt)
@@ -837,15 +838,11 @@ func (b *builder) finish(ctx context.Context) error {
 	b.lens = nil
 
 	// The dictionary order is computed while the postings are merged.
-	order := make([]uint32, len(b.termList))
+	var order []uint32
 	sorted := make(chan struct{})
 	go func() {
 		defer close(sorted)
-		for i := range order {
-			order[i] = uint32(i)
-		}
-		terms := b.termList
-		slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(terms[x], terms[y]) }) // terms are distinct
+		order = sortTerms(b.termList)
 	}()
 	b.note("norms written")
 	recs, err := b.merge(ctx, norms)
@@ -1125,6 +1122,38 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 	m.docs, m.tfs = docs, tfs
 	t.out = out
 	return nil
+}
+
+// sortTerms returns the term ids in the order of the terms' bytes. It sorts (8-byte big-endian prefix, id)
+// pairs, comparing whole strings only when prefixes are equal: most comparisons are then of integers in
+// one array instead of two strings elsewhere in memory. A prefix is zero-padded, so a string that is a
+// prefix of another sorts first, and equal prefixes fall back to the full comparison: the order is that
+// of the strings, which are distinct.
+func sortTerms(terms []string) []uint32 {
+	type key struct {
+		prefix uint64
+		id     uint32
+	}
+	keys := make([]key, len(terms))
+	for i, t := range terms {
+		var p [8]byte
+		copy(p[:], t)
+		keys[i] = key{binary.BigEndian.Uint64(p[:]), uint32(i)}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if x.prefix != y.prefix {
+			if x.prefix < y.prefix {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(terms[x.id], terms[y.id])
+	})
+	order := make([]uint32, len(terms))
+	for i, k := range keys {
+		order[i] = k.id
+	}
+	return order
 }
 
 // note writes a timed progress line.

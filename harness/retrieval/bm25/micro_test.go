@@ -37,7 +37,7 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		bts = append(bts, bt)
 	}
-	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}, termSeed: maphash.MakeSeed()}
+	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: newTermIndex(), termSeed: maphash.MakeSeed()}
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
@@ -68,7 +68,7 @@ func BenchmarkWorkerVocab(b *testing.B) {
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
-		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: map[string]int32{}, termSeed: maphash.MakeSeed()}
+		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: newTermIndex(), termSeed: maphash.MakeSeed()}
 		for _, bt := range bts {
 			bt.ids, bt.tfs = nil, nil
 			w.process(bt)

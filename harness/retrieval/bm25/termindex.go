@@ -1,9 +1,9 @@
 package bm25
 
-// termIndex maps the builder's global terms (strings in termList) to their ids. It is the accumulator's
-// only per-term work, so it is kept cheap: the workers hash each new term in parallel (newHash), and the
-// table stores only the hash and the id, comparing strings in termList on a hash match. Open
-// addressing with linear probing, load <= 1/2.
+// termIndex maps terms, kept in a list, to their index in the list. The accumulator uses one for the
+// global terms (termList), with hashes the workers computed in parallel (newHash), and each worker one
+// for its local terms, with the same hash. The table stores only the hash and the index, comparing
+// strings in the list on a hash match. Open addressing with linear probing, load <= 1/2.
 type termIndex struct {
 	slots []termSlot
 	mask  uint32

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -88,6 +89,26 @@ func TestTermIndex(t *testing.T) {
 		list = l
 		if got != want || list[got] != k || len(list) != len(ref) {
 			t.Fatalf("getOrAdd(%q) = %d (list has %d, entry %q); want %d (%d terms)", k, got, len(list), list[got], want, len(ref))
+		}
+	}
+}
+
+// TestSortTerms checks the prefix-key dictionary sort against sorting the strings, on terms that share
+// long prefixes, are prefixes of each other, hold bytes above 0x7f and a zero byte.
+func TestSortTerms(t *testing.T) {
+	terms := []string{"b", "abcdefghij", "abcdefghi", "abcdefgh", "abcdefg", "a", "abcdefgh\x00", "é", "zz", "abcdefghik", "ab\x00c", "ab"}
+	for i := 0; i < 3000; i++ {
+		terms = append(terms, fmt.Sprintf("abcdefg%d", i*7919%10007), fmt.Sprintf("x%d", i))
+	}
+	got := sortTerms(terms)
+	want := make([]uint32, len(terms))
+	for i := range want {
+		want[i] = uint32(i)
+	}
+	sort.Slice(want, func(i, j int) bool { return terms[want[i]] < terms[want[j]] })
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("position %d: %q, want %q", i, terms[got[i]], terms[want[i]])
 		}
 	}
 }
