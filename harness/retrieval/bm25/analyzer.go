@@ -114,8 +114,13 @@ var asciiWord = func() (t [256]bool) {
 // their spans in buf to toks. Pure-ASCII text, most of a typical corpus, takes a fast path that does
 // what text.EachSpan and eachToken do for ASCII without a call per token; other text takes eachToken.
 func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte, []tokRef) {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+	buf0, toks0 := len(buf), len(toks)
+	prevEnd, aposEnd := -1, -1 // as in eachToken
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			// Not ASCII: drop what this string gave so far and take the general path.
+			buf, toks = buf[:buf0], toks[:toks0]
 			eachToken(s, possessive, func(tok []byte) {
 				start := len(buf)
 				buf = append(buf, tok...)
@@ -123,15 +128,14 @@ func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte,
 			})
 			return buf, toks
 		}
-	}
-	prevEnd, aposEnd := -1, -1 // as in eachToken
-	for i := 0; i < len(s); {
-		c := s[i]
 		if asciiWord[c] {
 			start := i
 			i++
 			for i < len(s) && asciiWord[s[i]] {
 				i++
+			}
+			if i < len(s) && s[i] >= utf8.RuneSelf {
+				continue // the word may go on in non-ASCII letters: the check above falls back
 			}
 			if possessive && start == aposEnd && i-start == 1 && (c == 's' || c == 'S') {
 				aposEnd, prevEnd = -1, -1
