@@ -31,9 +31,10 @@ type Options struct {
 	// K1 and B are stored as the index's default BM25 parameters (defaults 0.9 and 0.4, as Pyserini).
 	// Set NoDefaults to keep zero values.
 	K1, B float64
-	// MemoryBudget bounds the in-memory postings buffer in bytes; a full buffer is spilled to a sorted run
-	// file and the runs are merged at the end (default 1 GiB). The term dictionary is held in memory in
-	// addition, about 100 bytes per distinct term.
+	// MemoryBudget bounds the memory of buffered and sorting postings in bytes (default 1 GiB): postings
+	// are cut into runs (at most 8M postings each, fewer when the budget requires), which are sorted and
+	// spilled to run files while the next fills and merged at the end. The term dictionaries are held in
+	// memory in addition, about 100 bytes per distinct term and worker.
 	MemoryBudget int64
 	// Workers analyze documents in parallel (default GOMAXPROCS).
 	Workers int
@@ -130,8 +131,8 @@ type batch struct {
 
 // worker analyzes documents. Its local ids name distinct terms (after stemming): tok caches each
 // lowercased token's local id, and stems (over terms) gives a term's local id the first time another
-// token stems to it. The accumulator translates local ids to global term ids in document order, so the index does not
-// depend on scheduling.
+// token stems to it. The accumulator translates local ids to global term ids in document order, so the
+// index does not depend on scheduling.
 type worker struct {
 	an     Analyzer
 	fields Fields
