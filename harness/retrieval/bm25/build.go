@@ -518,6 +518,10 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 					return fail(fmt.Errorf("bm25: document %q: field %s is not valid UTF-8", d.ID, f.name))
 				}
 			}
+			if int64(len(d.Title))+int64(len(d.Text)) > math.MaxUint32 {
+				// The workers address a document's tokens with 32-bit offsets.
+				return fail(fmt.Errorf("bm25: document %q is larger than 4 GiB", d.ID))
+			}
 			h := maphash.String(seed, d.ID)
 			if prev, ok := seen[h]; ok {
 				if collided[d.ID] {
