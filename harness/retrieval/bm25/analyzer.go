@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,6 +111,17 @@ var asciiWord = func() (t [256]bool) {
 	return
 }()
 
+// asciiLower maps each byte to itself, except ASCII capitals to lowercase.
+var asciiLower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return
+}()
+
 // appendTokens appends the tokens that eachToken yields for s to buf (lowercased, concatenated) and
 // their spans in buf to toks. Pure-ASCII text, most of a typical corpus, takes a fast path that does
 // what text.EachSpan and eachToken do for ASCII without a call per token; other text takes eachToken.
@@ -143,12 +155,10 @@ func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte,
 			}
 			aposEnd, prevEnd = -1, i
 			off := len(buf)
-			for j := start; j < i; j++ {
-				ch := s[j]
-				if 'A' <= ch && ch <= 'Z' {
-					ch += 'a' - 'A'
-				}
-				buf = append(buf, ch)
+			buf = slices.Grow(buf, i-start)[:off+i-start]
+			dst, src := buf[off:], s[start:i]
+			for j := range dst {
+				dst[j] = asciiLower[src[j]]
 			}
 			toks = append(toks, tokRef{s: uint32(off), e: uint32(len(buf))})
 			continue
