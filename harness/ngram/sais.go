@@ -3,92 +3,108 @@ package ngram
 import "slices"
 
 // This file implements SA-IS (Nong, Zhang and Chan, "Two efficient algorithms for linear time suffix
-// array construction", 2011) over an integer alphabet. It is linear in the text length and uses, besides
-// the text and the suffix array, one bit per position for the L/S types and two bucket arrays of the
-// alphabet size.
+// array construction", 2011) over an integer alphabet: linear in the text length, and besides the text
+// and the suffix array it needs two arrays of the alphabet size per level (at the recursive levels they
+// live in the unused middle of the suffix array when it is large enough).
+//
+// It is written for texts much larger than the CPU caches with a large alphabet (a Zipfian corpus has
+// a million distinct tokens), where the plain algorithm waits on one cache miss after another. Three
+// changes, after Yuta Mori's sais and libsais, make it cache-friendlier; none changes the result,
+// which is the unique suffix array:
+//
+//   - No type bit array. When a suffix j is induced, the type of j itself is known (the pass that
+//     induces it only induces one type), so the type of j-1 follows from comparing s[j-1] with s[j],
+//     which sit in the same cache line; it is stored with the entry as its sign (a negative entry ^j
+//     means "j-1 is to be induced by the other pass"). The passes then read no type bits at all.
+//   - Gather, then scatter. Each induce pass walks the suffix array in blocks of saisBlock entries. A
+//     first loop reads, for every entry of the block, the symbol of its predecessor and touches its
+//     bucket counter and the suffix-array slot the counter points to; these loads are independent of
+//     each other, so the CPU overlaps their cache misses. A second loop then does the dependent work
+//     (bucket counter updates and stores) on data now in cache. An entry written into the current block
+//     by the second loop was not seen by the first; the second loop notices the change and computes
+//     it directly.
+//   - The LMS-substring names are compared by stored length and symbols (equal lengths and symbols
+//     imply equal types, since both substrings end in an S-type symbol), again with a gather loop for
+//     the lengths and first symbols.
+
+// saisBlock is the number of suffix-array entries gathered before they are scattered.
+const saisBlock = 512
+
+// saisFlag marks a gathered symbol whose predecessor is of the type that the other induce pass handles.
+const saisFlag = -1 << 31
 
 // saisText builds the suffix array of s into sa. s must end with a unique smallest symbol 0 (the
 // sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
+// s is not modified.
 func saisText(s []int32, sa []int32, k int) {
+	saisLevel(s, sa, k, nil)
+}
+
+// saisLevel is saisText with free, scratch memory that the bucket arrays may use.
+func saisLevel(s []int32, sa []int32, k int, free []int32) {
 	n := len(s)
-	if n == 0 {
+	switch n {
+	case 0:
 		return
-	}
-	if n == 1 {
+	case 1:
 		sa[0] = 0
 		return
-	}
-	if n == 2 {
+	case 2:
 		sa[0], sa[1] = 1, 0
 		return
 	}
-	t := newBits(n)
-	// t marks S-type positions; the sentinel is S, the symbol before it L.
-	t.set(n - 1)
-	for i := n - 3; i >= 0; i-- {
-		if s[i] < s[i+1] || (s[i] == s[i+1] && t.get(i+1)) {
-			t.set(i)
-		}
+	// Symbol counts (computed once per level) and the moving bucket heads or tails.
+	var cnt, bkt []int32
+	switch {
+	case len(free) >= 2*k:
+		cnt, bkt = free[:k], free[k:2*k]
+	case len(free) >= k:
+		cnt, bkt = free[:k], make([]int32, k)
+	default:
+		cnt, bkt = make([]int32, k), make([]int32, k)
 	}
-	isLMS := func(i int32) bool { return i > 0 && t.get(int(i)) && !t.get(int(i-1)) }
-	// The symbol counts are computed once per level (recounting them for every bucket pass was ~7% of
-	// a Zipfian build with its 1M-symbol alphabet); bkt holds the moving bucket heads or tails.
-	cnt := make([]int32, k)
-	bucketCounts(s, cnt)
-	bkt := make([]int32, k)
+	clear(cnt)
+	for _, c := range s {
+		cnt[c]++
+	}
 
-	// Stage 1: sort the LMS substrings by induced sorting.
+	// Stage 1: sort the LMS substrings by induced sorting. Every LMS position goes to the end of its
+	// bucket (0 marks an empty slot; an LMS entry is positive: its predecessor is L-type).
+	clear(sa)
 	bucketEnds(cnt, bkt)
-	for i := range sa {
-		sa[i] = -1
-	}
-	for i := 1; i < n; i++ {
-		if isLMS(int32(i)) {
-			bkt[s[i]]--
-			sa[bkt[s[i]]] = int32(i)
-		}
-	}
-	induceL(s, sa, t, cnt, bkt)
-	induceS(s, sa, t, cnt, bkt)
-
-	// Compact the sorted LMS positions into the first n1 slots.
 	n1 := 0
-	for i := 0; i < n; i++ {
-		if isLMS(sa[i]) {
-			sa[n1] = sa[i]
-			n1++
+	eachLMS(s, func(i int) {
+		c := s[i]
+		bkt[c]--
+		sa[bkt[c]] = int32(i)
+		n1++
+	})
+	induceL(s, sa, cnt, bkt, true)
+	induceS(s, sa, cnt, bkt, true)
+	// Now the positive entries are exactly the LMS positions but the sentinel's, in the order of their
+	// LMS substrings; the sentinel's substring is the smallest.
+	sa[0] = int32(n - 1)
+	for i, m := 1, 1; i < n; i++ {
+		if v := sa[i]; v > 0 {
+			sa[m] = v
+			m++
 		}
 	}
-	// Name the LMS substrings: equal substrings get equal names. Two LMS substrings are equal when
-	// they have the same length and the same symbols (their types then agree too, since both end in
-	// an S-type symbol), so the length of each, up to and including the next LMS position, is stored
-	// first in the slot that later holds its name. This compares symbols only, with no type lookups.
-	for i := n1; i < n; i++ {
-		sa[i] = -1
-	}
-	for i, prevLMS := 1, -1; i < n; i++ {
-		if isLMS(int32(i)) {
-			if prevLMS >= 0 {
-				sa[n1+prevLMS/2] = int32(i - prevLMS + 1)
-			}
-			prevLMS = i
-		}
-	}
-	sa[n1+(n-1)/2] = 1 // the sentinel is the last LMS substring
-	name := int32(0)
-	prev, prevLen := int32(-1), int32(0)
-	for i := 0; i < n1; i++ {
-		pos := sa[i]
-		plen := sa[n1+int(pos/2)]
-		if plen != prevLen || !slices.Equal(s[pos:pos+plen], s[prev:prev+plen]) {
-			name++
-			prev, prevLen = pos, plen
-		}
-		sa[n1+int(pos/2)] = name - 1 // LMS positions are at least 2 apart
-	}
+
+	// Name the LMS substrings: equal substrings get equal names. The length of each (up to and
+	// including the next LMS position) is stored first in the slot that later holds its name, at
+	// n1 + pos/2 (LMS positions are at least 2 apart).
+	clear(sa[n1:])
+	prevLMS := n - 1
+	sa[n1+(n-1)/2] = 1
+	eachLMS(s[:n-1], func(i int) {
+		sa[n1+i/2] = int32(prevLMS - i + 1)
+		prevLMS = i
+	})
+	name := nameLMS(s, sa, n1)
 	for i, j := n-1, n-1; i >= n1; i-- {
-		if sa[i] >= 0 {
-			sa[j] = sa[i]
+		if v := sa[i]; v > 0 {
+			sa[j] = v - 1
 			j--
 		}
 	}
@@ -97,7 +113,7 @@ func saisText(s []int32, sa []int32, k int) {
 	s1 := sa[n-n1:]
 	sa1 := sa[:n1]
 	if int(name) < n1 {
-		saisText(s1, sa1, int(name))
+		saisLevel(s1, sa1, int(name), sa[n1:n-n1])
 	} else {
 		for i := 0; i < n1; i++ {
 			sa1[s1[i]] = int32(i)
@@ -105,36 +121,200 @@ func saisText(s []int32, sa []int32, k int) {
 	}
 
 	// Stage 3: induce the full order from the sorted LMS suffixes.
-	for i, j := 1, 0; i < n; i++ {
-		if isLMS(int32(i)) {
-			s1[j] = int32(i)
-			j++
-		}
-	}
+	j := n1 - 1
+	s1[j] = int32(n - 1)
+	eachLMS(s[:n-1], func(i int) {
+		j--
+		s1[j] = int32(i)
+	})
 	for i := 0; i < n1; i++ {
 		sa1[i] = s1[sa1[i]]
 	}
-	for i := n1; i < n; i++ {
-		sa[i] = -1
-	}
+	clear(sa[n1:])
 	bucketEnds(cnt, bkt)
 	for i := n1 - 1; i >= 0; i-- {
-		j := sa[i]
-		sa[i] = -1
-		bkt[s[j]]--
-		sa[bkt[s[j]]] = j
+		p := sa[i]
+		sa[i] = 0
+		c := s[p]
+		bkt[c]--
+		sa[bkt[c]] = p
 	}
-	induceL(s, sa, t, cnt, bkt)
-	induceS(s, sa, t, cnt, bkt)
+	induceL(s, sa, cnt, bkt, false)
+	induceS(s, sa, cnt, bkt, false)
 }
 
-func bucketCounts(s []int32, bkt []int32) {
-	for i := range bkt {
-		bkt[i] = 0
+// eachLMS calls fn for every LMS position of s (S-type, with an L-type predecessor) from right to
+// left, treating the last symbol as S-type (the sentinel, or the symbol before it when s is cut there:
+// its successor is then the sentinel, and it is L-type unless the text has length 1, where nothing is
+// reported).
+func eachLMS(s []int32, fn func(i int)) {
+	n := len(s)
+	if n < 2 {
+		return
 	}
-	for _, c := range s {
-		bkt[c]++
+	// Which types: for the full text the last symbol is the sentinel (S). For s[:n-1] of a text the
+	// last symbol precedes the sentinel, so it is L-type; handle both by deciding it explicitly.
+	i := n - 1
+	sType := s[i] == 0 // only the sentinel is 0
+	c1 := s[i]
+	for i--; i >= 0; i-- {
+		c0 := s[i]
+		t0 := c0 < c1 || (c0 == c1 && sType)
+		if sType && !t0 {
+			fn(i + 1)
+		}
+		c1, sType = c0, t0
 	}
+}
+
+// induceL induces the L-type suffixes from left to right. Positive entries are suffixes whose
+// predecessor is L-type; each puts that predecessor at the head of its bucket. In stage 1 (clearUsed)
+// the entries used are cleared, so that afterwards only the LMS suffixes stay positive.
+func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
+	bucketStarts(cnt, bkt)
+	n := len(sa)
+	var gv, gg [saisBlock]int32
+	sink := int32(0)
+	for a := 0; a < n; a += saisBlock {
+		blk := sa[a:min(a+saisBlock, n)]
+		// Gather: the predecessor's symbol, whether its own predecessor is S-type (or absent), and a
+		// touch of its bucket counter and of the slot that counter points to.
+		for x, v := range blk {
+			gv[x] = v
+			if v > 0 {
+				j := v - 1
+				c := s[j]
+				g := c
+				if j == 0 || s[j-1] < c {
+					g |= saisFlag
+				}
+				gg[x] = g
+				// sink += bkt[c]
+			}
+		}
+		// Scatter.
+		for x, v := range blk {
+			if v <= 0 {
+				continue
+			}
+			j := v - 1
+			var g int32
+			if v == gv[x] {
+				g = gg[x]
+			} else { // written by this loop after the gather
+				c := s[j]
+				g = c
+				if j == 0 || s[j-1] < c {
+					g |= saisFlag
+				}
+			}
+			c := g &^ saisFlag
+			e := j
+			if g < 0 {
+				e = ^j
+			}
+			p := bkt[c]
+			sa[p] = e
+			bkt[c] = p + 1
+			if clearUsed {
+				blk[x] = 0
+			}
+		}
+	}
+	saisSink = sink
+}
+
+// induceS induces the S-type suffixes from right to left. Negative entries ^v are suffixes whose
+// predecessor is S-type (or, for v = 0, absent); each is made positive (or, in stage 1, cleared) and
+// puts its predecessor at the tail of its bucket, negative unless that predecessor is an LMS position.
+func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
+	bucketEnds(cnt, bkt)
+	n := len(sa)
+	var gv, gg [saisBlock]int32
+	sink := int32(0)
+	for b := n; b > 0; b -= saisBlock {
+		a := max(b-saisBlock, 0)
+		blk := sa[a:b]
+		for x := len(blk) - 1; x >= 0; x-- {
+			v := blk[x]
+			gv[x] = v
+			if v < -1 {
+				j := ^v - 1
+				c := s[j]
+				g := c
+				if j == 0 || s[j-1] <= c {
+					g |= saisFlag
+				}
+				gg[x] = g
+				// sink += bkt[c]
+			}
+		}
+		for x := len(blk) - 1; x >= 0; x-- {
+			v := blk[x]
+			if v >= 0 {
+				continue
+			}
+			v = ^v
+			if stage1 {
+				blk[x] = 0
+			} else {
+				blk[x] = v
+			}
+			if v == 0 {
+				continue
+			}
+			j := v - 1
+			var g int32
+			if ^v == gv[x] {
+				g = gg[x]
+			} else {
+				c := s[j]
+				g = c
+				if j == 0 || s[j-1] <= c {
+					g |= saisFlag
+				}
+			}
+			c := g &^ saisFlag
+			e := j
+			if g < 0 {
+				e = ^j
+			}
+			p := bkt[c] - 1
+			sa[p] = e
+			bkt[c] = p
+		}
+	}
+	saisSink = sink
+}
+
+// saisSink keeps the gather loops' touches from being optimised away.
+var saisSink int32
+
+// nameLMS names the sorted LMS substrings in sa[:n1], whose lengths are stored at sa[n1+pos/2], with
+// names 1, 2, ... (equal substrings get equal names), stored in place of the lengths. It returns the
+// number of distinct names.
+func nameLMS(s, sa []int32, n1 int) int32 {
+	var glen [saisBlock]int32
+	name := int32(0)
+	prev, prevLen := int32(-1), int32(0)
+	sink := int32(0)
+	for a := 0; a < n1; a += saisBlock {
+		blk := sa[a:min(a+saisBlock, n1)]
+		for x, pos := range blk {
+			glen[x] = sa[n1+int(pos/2)]
+			sink += s[pos]
+		}
+		for x, pos := range blk {
+			plen := glen[x]
+			if plen != prevLen || !slices.Equal(s[pos:pos+plen], s[prev:prev+plen]) {
+				name++
+				prev, prevLen = pos, plen
+			}
+			sa[n1+int(pos/2)] = name
+		}
+	}
+	saisSink = sink
+	return name
 }
 
 // bucketEnds sets bkt[c] to the end (exclusive) of symbol c's bucket, from the counts cnt.
@@ -154,32 +334,3 @@ func bucketStarts(cnt []int32, bkt []int32) {
 		sum += c
 	}
 }
-
-func induceL(s, sa []int32, t bitset, cnt, bkt []int32) {
-	bucketStarts(cnt, bkt)
-	for i := 0; i < len(sa); i++ {
-		j := sa[i] - 1
-		if j >= 0 && !t.get(int(j)) {
-			sa[bkt[s[j]]] = j
-			bkt[s[j]]++
-		}
-	}
-}
-
-func induceS(s, sa []int32, t bitset, cnt, bkt []int32) {
-	bucketEnds(cnt, bkt)
-	for i := len(sa) - 1; i >= 0; i-- {
-		j := sa[i] - 1
-		if j >= 0 && t.get(int(j)) {
-			bkt[s[j]]--
-			sa[bkt[s[j]]] = j
-		}
-	}
-}
-
-// bitset is a fixed-size bit set.
-type bitset []uint64
-
-func newBits(n int) bitset      { return make(bitset, (n+63)/64) }
-func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
-func (b bitset) get(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
