@@ -31,7 +31,8 @@ func zipfRankText(n, vocab int, seed int64) ([]int32, int) {
 			toks = append(toks, id)
 		}
 	}
-	return byteOrderRanks(toks, 4)
+	s, k, _ := byteOrderRanks(toks, 4, len(first))
+	return s, k
 }
 
 // benchText caches the benchmark text across runs (-count).

@@ -249,6 +249,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	rep := &Report{Corpus: name, CoocWindow: c.Window, CoocMaxClause: c.MaxFreq}
 	if !c.Stream {
+		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
 		path := filepath.Join(c.Dir, "corpus.tsv")
 		t := time.Now()
 		c.logf("bench: writing %s to %s (not timed)", name, path)
