@@ -17,12 +17,11 @@ import "slices"
 //     which sit in the same cache line; it is stored with the entry as its sign (a negative entry ^j
 //     means "j-1 is to be induced by the other pass"). The passes then read no type bits at all.
 //   - Gather, then scatter. Each induce pass walks the suffix array in blocks of saisBlock entries. A
-//     first loop reads, for every entry of the block, the symbol of its predecessor and touches its
-//     bucket counter and the suffix-array slot the counter points to; these loads are independent of
-//     each other, so the CPU overlaps their cache misses. A second loop then does the dependent work
-//     (bucket counter updates and stores) on data now in cache. An entry written into the current block
-//     by the second loop was not seen by the first; the second loop notices the change and computes
-//     it directly.
+//     first loop reads, for every entry of the block, the symbol of its predecessor (and the one before
+//     it, for the type); these loads are independent of each other, so the CPU can overlap their cache
+//     misses. A second loop then does the dependent work (bucket counter updates and stores). An entry
+//     written into the current block by the second loop was not seen by the first; the second loop
+//     notices the change and computes it directly.
 //   - The LMS-substring names are compared by stored length and symbols (equal lengths and symbols
 //     imply equal types, since both substrings end in an S-type symbol), again with a gather loop for
 //     the lengths and first symbols.
@@ -174,11 +173,9 @@ func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
 	bucketStarts(cnt, bkt)
 	n := len(sa)
 	var gv, gg [saisBlock]int32
-	sink := int32(0)
 	for a := 0; a < n; a += saisBlock {
 		blk := sa[a:min(a+saisBlock, n)]
-		// Gather: the predecessor's symbol, whether its own predecessor is S-type (or absent), and a
-		// touch of its bucket counter and of the slot that counter points to.
+		// Gather: the predecessor's symbol and whether its own predecessor is S-type (or absent).
 		for x, v := range blk {
 			gv[x] = v
 			if v > 0 {
@@ -189,7 +186,6 @@ func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
 					g |= saisFlag
 				}
 				gg[x] = g
-				// sink += bkt[c]
 			}
 		}
 		// Scatter.
@@ -221,7 +217,6 @@ func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
 			}
 		}
 	}
-	saisSink = sink
 }
 
 // induceS induces the S-type suffixes from right to left. Negative entries ^v are suffixes whose
@@ -231,7 +226,6 @@ func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
 	bucketEnds(cnt, bkt)
 	n := len(sa)
 	var gv, gg [saisBlock]int32
-	sink := int32(0)
 	for b := n; b > 0; b -= saisBlock {
 		a := max(b-saisBlock, 0)
 		blk := sa[a:b]
@@ -246,7 +240,6 @@ func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
 					g |= saisFlag
 				}
 				gg[x] = g
-				// sink += bkt[c]
 			}
 		}
 		for x := len(blk) - 1; x >= 0; x-- {
@@ -284,36 +277,30 @@ func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
 			bkt[c] = p
 		}
 	}
-	saisSink = sink
 }
-
-// saisSink keeps the gather loops' touches from being optimised away.
-var saisSink int32
 
 // nameLMS names the sorted LMS substrings in sa[:n1], whose lengths are stored at sa[n1+pos/2], with
 // names 1, 2, ... (equal substrings get equal names), stored in place of the lengths. It returns the
 // number of distinct names.
 func nameLMS(s, sa []int32, n1 int) int32 {
-	var glen [saisBlock]int32
+	var glen, gsym [saisBlock]int32
 	name := int32(0)
-	prev, prevLen := int32(-1), int32(0)
-	sink := int32(0)
+	prev, prevLen, prevSym := int32(-1), int32(0), int32(-1)
 	for a := 0; a < n1; a += saisBlock {
 		blk := sa[a:min(a+saisBlock, n1)]
 		for x, pos := range blk {
 			glen[x] = sa[n1+int(pos/2)]
-			sink += s[pos]
+			gsym[x] = s[pos]
 		}
 		for x, pos := range blk {
 			plen := glen[x]
-			if plen != prevLen || !slices.Equal(s[pos:pos+plen], s[prev:prev+plen]) {
+			if plen != prevLen || gsym[x] != prevSym || !slices.Equal(s[pos+1:pos+plen], s[prev+1:prev+plen]) {
 				name++
-				prev, prevLen = pos, plen
+				prev, prevLen, prevSym = pos, plen, gsym[x]
 			}
 			sa[n1+int(pos/2)] = name
 		}
 	}
-	saisSink = sink
 	return name
 }
 
