@@ -36,11 +36,17 @@ const saisFlag = -1 << 31
 // sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
 // s is not modified.
 func saisText(s []int32, sa []int32, k int) {
-	saisLevel(s, sa, k, nil)
+	var par *saisPar
+	if len(s) >= saisParMin {
+		par = newSaisPar()
+		defer par.close()
+	}
+	saisLevel(s, sa, k, nil, par)
 }
 
-// saisLevel is saisText with free, scratch memory that the bucket arrays may use.
-func saisLevel(s []int32, sa []int32, k int, free []int32) {
+// saisLevel is saisText with free, scratch memory that the bucket arrays may use, and the parallel
+// induce passes' scratch (nil: sequential passes).
+func saisLevel(s []int32, sa []int32, k int, free []int32, par *saisPar) {
 	n := len(s)
 	switch n {
 	case 0:
@@ -78,8 +84,13 @@ func saisLevel(s []int32, sa []int32, k int, free []int32) {
 		sa[bkt[c]] = int32(i)
 		n1++
 	})
-	induceL(s, sa, cnt, bkt, true)
-	induceS(s, sa, cnt, bkt, true)
+	if par != nil && n >= saisParMin {
+		par.induceL(s, sa, cnt, bkt, true)
+		par.induceS(s, sa, cnt, bkt, true)
+	} else {
+		induceL(s, sa, cnt, bkt, true)
+		induceS(s, sa, cnt, bkt, true)
+	}
 	// Now the positive entries are exactly the LMS positions but the sentinel's, in the order of their
 	// LMS substrings; the sentinel's substring is the smallest.
 	sa[0] = int32(n - 1)
@@ -112,7 +123,7 @@ func saisLevel(s []int32, sa []int32, k int, free []int32) {
 	s1 := sa[n-n1:]
 	sa1 := sa[:n1]
 	if int(name) < n1 {
-		saisLevel(s1, sa1, int(name), sa[n1:n-n1])
+		saisLevel(s1, sa1, int(name), sa[n1:n-n1], par)
 	} else {
 		for i := 0; i < n1; i++ {
 			sa1[s1[i]] = int32(i)
@@ -138,8 +149,13 @@ func saisLevel(s []int32, sa []int32, k int, free []int32) {
 		bkt[c]--
 		sa[bkt[c]] = p
 	}
-	induceL(s, sa, cnt, bkt, false)
-	induceS(s, sa, cnt, bkt, false)
+	if par != nil && n >= saisParMin {
+		par.induceL(s, sa, cnt, bkt, false)
+		par.induceS(s, sa, cnt, bkt, false)
+	} else {
+		induceL(s, sa, cnt, bkt, false)
+		induceS(s, sa, cnt, bkt, false)
+	}
 }
 
 // eachLMS calls fn for every LMS position of s (S-type, with an L-type predecessor) from right to

@@ -138,3 +138,57 @@ func firstDiff(a, b []int32) int {
 	}
 	return -1
 }
+
+// TestSAISParallelPasses runs the parallel induce passes on small texts (normally only texts of
+// saisParMin symbols and more use them), against brute force and the reference.
+func TestSAISParallelPasses(t *testing.T) {
+	if newSaisPar() == nil {
+		t.Skip("GOMAXPROCS is 1: the parallel passes are not used")
+	}
+	defer func(m int) { saisParMin = m }(saisParMin)
+	saisParMin = 0
+	rng := rand.New(rand.NewSource(11))
+	for trial := 0; trial < 300; trial++ {
+		n := rng.Intn(60)
+		k := 1 + rng.Intn(4)
+		s := make([]int32, n+1)
+		for i := 0; i < n; i++ {
+			s[i] = 1 + int32(rng.Intn(k))
+		}
+		sa := make([]int32, n+1)
+		saisText(s, sa, k+1)
+		if want := bruteSA(s); !slices.Equal(sa, want) {
+			t.Fatalf("trial %d: text %v\n got %v\nwant %v", trial, s, sa, want)
+		}
+	}
+	// Texts spanning many blocks, with induced entries landing inside the block being processed.
+	for _, k := range []int{2, 3, 50} {
+		n := 300_000
+		s := make([]int32, 0, n+1)
+		for len(s) < n {
+			c, r := 1+int32(rng.Intn(k)), 1+rng.Intn(500)
+			for i := 0; i < r && len(s) < n; i++ {
+				s = append(s, c)
+			}
+			if rng.Intn(2) == 0 {
+				s = append(s, 1+int32(rng.Intn(k)))
+			}
+		}
+		s = append(s[:n], 0)
+		want := make([]int32, len(s))
+		saisRef(slices.Clone(s), want, k+1)
+		got := make([]int32, len(s))
+		saisText(s, got, k+1)
+		if i := firstDiff(got, want); i >= 0 {
+			t.Fatalf("k=%d: suffix arrays differ first at rank %d: got %d, want %d", k, i, got[i], want[i])
+		}
+	}
+	s, k := zipfRankText(300_000, 1_000_000, 5)
+	want := make([]int32, len(s))
+	saisRef(slices.Clone(s), want, k)
+	got := make([]int32, len(s))
+	saisText(s, got, k)
+	if i := firstDiff(got, want); i >= 0 {
+		t.Fatalf("Zipfian: suffix arrays differ first at rank %d", i)
+	}
+}
