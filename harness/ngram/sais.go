@@ -36,17 +36,11 @@ const saisFlag = -1 << 31
 // sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
 // s is not modified.
 func saisText(s []int32, sa []int32, k int) {
-	var par *saisPar
-	if len(s) >= saisParMin {
-		par = newSaisPar()
-		defer par.close()
-	}
-	saisLevel(s, sa, k, nil, par)
+	saisLevel(s, sa, k, nil)
 }
 
-// saisLevel is saisText with free, scratch memory that the bucket arrays may use, and the parallel
-// induce passes' scratch (nil: sequential passes).
-func saisLevel(s []int32, sa []int32, k int, free []int32, par *saisPar) {
+// saisLevel is saisText with free, scratch memory that the bucket arrays may use.
+func saisLevel(s []int32, sa []int32, k int, free []int32) {
 	n := len(s)
 	switch n {
 	case 0:
@@ -84,13 +78,8 @@ func saisLevel(s []int32, sa []int32, k int, free []int32, par *saisPar) {
 		sa[bkt[c]] = int32(i)
 		n1++
 	})
-	if par != nil && n >= saisParMin {
-		par.induceL(s, sa, cnt, bkt, true)
-		par.induceS(s, sa, cnt, bkt, true)
-	} else {
-		induceL(s, sa, cnt, bkt, true)
-		induceS(s, sa, cnt, bkt, true)
-	}
+	induceL(s, sa, cnt, bkt, true)
+	induceS(s, sa, cnt, bkt, true)
 	// Now the positive entries are exactly the LMS positions but the sentinel's, in the order of their
 	// LMS substrings; the sentinel's substring is the smallest.
 	sa[0] = int32(n - 1)
@@ -123,7 +112,7 @@ func saisLevel(s []int32, sa []int32, k int, free []int32, par *saisPar) {
 	s1 := sa[n-n1:]
 	sa1 := sa[:n1]
 	if int(name) < n1 {
-		saisLevel(s1, sa1, int(name), sa[n1:n-n1], par)
+		saisLevel(s1, sa1, int(name), sa[n1:n-n1])
 	} else {
 		for i := 0; i < n1; i++ {
 			sa1[s1[i]] = int32(i)
@@ -149,13 +138,8 @@ func saisLevel(s []int32, sa []int32, k int, free []int32, par *saisPar) {
 		bkt[c]--
 		sa[bkt[c]] = p
 	}
-	if par != nil && n >= saisParMin {
-		par.induceL(s, sa, cnt, bkt, false)
-		par.induceS(s, sa, cnt, bkt, false)
-	} else {
-		induceL(s, sa, cnt, bkt, false)
-		induceS(s, sa, cnt, bkt, false)
-	}
+	induceL(s, sa, cnt, bkt, false)
+	induceS(s, sa, cnt, bkt, false)
 }
 
 // eachLMS calls fn for every LMS position of s (S-type, with an L-type predecessor) from right to
