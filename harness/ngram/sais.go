@@ -18,26 +18,19 @@ import "slices"
 //     which sit in the same cache line; it is stored with the entry as its sign (a negative entry ^j
 //     means "j-1 is to be induced by the other pass"). The passes then read no type bits at all: one
 //     random access fewer per induced suffix, and n/8 bytes less memory.
-//   - Gather, then scatter. Each induce pass walks the suffix array in blocks of saisBlock entries. A
-//     first loop reads, for every entry of the block, the symbol of its predecessor (and the one before
-//     it, for the type); these loads are independent of each other, so the CPU can overlap their cache
-//     misses. A second loop then does the dependent work (bucket counter updates and stores). An entry
-//     written into the current block by the second loop was not seen by the first; the second loop
-//     notices the change and computes it directly.
 //   - The LMS-substring names are compared by stored length and symbols (equal lengths and symbols
-//     imply equal types, since both substrings end in an S-type symbol), again with a gather loop for
-//     the lengths and first symbols.
+//     imply equal types, since both substrings end in an S-type symbol), with a loop gathering the
+//     lengths and first symbols of a block of substrings before the loop comparing them.
 //
-// Tried and dropped (docs/ngram.md has the figures): touching the bucket counter and the target slot
-// in the gather loop (slower: those loads wait on the text load), splitting the gather and the stores
-// of each block across two goroutines (no faster on the 2-core VM measured: the random reads did not
-// get faster with a second core), and huge-page mappings for the bucket arrays (within the noise).
+// Tried and dropped (docs/ngram.md has the figures): induce passes in blocks, a gather loop reading
+// the predecessors' symbols before a loop doing the stores (to overlap the cache misses; 20% more CPU
+// than the single loop, whose iterations the CPU already overlaps), with touches of the bucket
+// counter and target slot (slower still), or with the gather and the stores of each block split
+// across two goroutines (no faster on the 2-core VM measured: the random reads did not get faster
+// with a second core); huge-page mappings for the bucket arrays (within the noise).
 
-// saisBlock is the number of suffix-array entries gathered before they are scattered.
+// saisBlock is the number of LMS substrings whose lengths and first symbols are gathered at once.
 const saisBlock = 512
-
-// saisFlag marks a gathered symbol whose predecessor is of the type that the other induce pass handles.
-const saisFlag = -1 << 31
 
 // saisText builds the suffix array of s into sa. s must end with a unique smallest symbol 0 (the
 // sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
@@ -173,119 +166,6 @@ func eachLMS(s []int32, fn func(i int)) {
 	}
 }
 
-// induceL induces the L-type suffixes from left to right. Positive entries are suffixes whose
-// predecessor is L-type; each puts that predecessor at the head of its bucket. In stage 1 (clearUsed)
-// the entries used are cleared, so that afterwards only the LMS suffixes stay positive.
-func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
-	bucketStarts(cnt, bkt)
-	n := len(sa)
-	var gv, gg [saisBlock]int32
-	for a := 0; a < n; a += saisBlock {
-		blk := sa[a:min(a+saisBlock, n)]
-		// Gather: the predecessor's symbol and whether its own predecessor is S-type (or absent).
-		for x, v := range blk {
-			gv[x] = v
-			if v > 0 {
-				j := v - 1
-				c := s[j]
-				g := c
-				if j == 0 || s[j-1] < c {
-					g |= saisFlag
-				}
-				gg[x] = g
-			}
-		}
-		// Scatter.
-		for x, v := range blk {
-			if v <= 0 {
-				continue
-			}
-			j := v - 1
-			var g int32
-			if v == gv[x] {
-				g = gg[x]
-			} else { // written by this loop after the gather
-				c := s[j]
-				g = c
-				if j == 0 || s[j-1] < c {
-					g |= saisFlag
-				}
-			}
-			c := g &^ saisFlag
-			e := j
-			if g < 0 {
-				e = ^j
-			}
-			p := bkt[c]
-			sa[p] = e
-			bkt[c] = p + 1
-			if clearUsed {
-				blk[x] = 0
-			}
-		}
-	}
-}
-
-// induceS induces the S-type suffixes from right to left. Negative entries ^v are suffixes whose
-// predecessor is S-type (or, for v = 0, absent); each is made positive (or, in stage 1, cleared) and
-// puts its predecessor at the tail of its bucket, negative unless that predecessor is an LMS position.
-func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
-	bucketEnds(cnt, bkt)
-	n := len(sa)
-	var gv, gg [saisBlock]int32
-	for b := n; b > 0; b -= saisBlock {
-		a := max(b-saisBlock, 0)
-		blk := sa[a:b]
-		for x := len(blk) - 1; x >= 0; x-- {
-			v := blk[x]
-			gv[x] = v
-			if v < -1 {
-				j := ^v - 1
-				c := s[j]
-				g := c
-				if j == 0 || s[j-1] <= c {
-					g |= saisFlag
-				}
-				gg[x] = g
-			}
-		}
-		for x := len(blk) - 1; x >= 0; x-- {
-			v := blk[x]
-			if v >= 0 {
-				continue
-			}
-			v = ^v
-			if stage1 {
-				blk[x] = 0
-			} else {
-				blk[x] = v
-			}
-			if v == 0 {
-				continue
-			}
-			j := v - 1
-			var g int32
-			if ^v == gv[x] {
-				g = gg[x]
-			} else {
-				c := s[j]
-				g = c
-				if j == 0 || s[j-1] <= c {
-					g |= saisFlag
-				}
-			}
-			c := g &^ saisFlag
-			e := j
-			if g < 0 {
-				e = ^j
-			}
-			p := bkt[c] - 1
-			sa[p] = e
-			bkt[c] = p
-		}
-	}
-}
-
 // nameLMS names the sorted LMS substrings in sa[:n1], whose lengths are stored at sa[n1+pos/2], with
 // names 1, 2, ... (equal substrings get equal names), stored in place of the lengths. It returns the
 // number of distinct names.
@@ -326,5 +206,62 @@ func bucketStarts(cnt []int32, bkt []int32) {
 	for i, c := range cnt {
 		bkt[i] = sum
 		sum += c
+	}
+}
+
+// induceL induces the L-type suffixes from left to right. Positive entries are suffixes whose
+// predecessor is L-type; each puts that predecessor at the head of its bucket, negative when its own
+// predecessor is S-type or absent. In stage 1 (clearUsed) the entries used are cleared, so that
+// afterwards only the LMS suffixes stay positive.
+func induceL(s, sa, cnt, bkt []int32, clearUsed bool) {
+	bucketStarts(cnt, bkt)
+	for i := 0; i < len(sa); i++ {
+		v := sa[i]
+		if v <= 0 {
+			continue
+		}
+		j := v - 1
+		c := s[j]
+		e := j
+		if j == 0 || s[j-1] < c {
+			e = ^j
+		}
+		p := bkt[c]
+		sa[p] = e
+		bkt[c] = p + 1
+		if clearUsed {
+			sa[i] = 0
+		}
+	}
+}
+
+// induceS induces the S-type suffixes from right to left. Negative entries ^v are suffixes whose
+// predecessor is S-type (or, for v = 0, absent); each is made positive (or, in stage 1, cleared) and
+// puts its predecessor at the tail of its bucket, negative unless that predecessor is an LMS position.
+func induceS(s, sa, cnt, bkt []int32, stage1 bool) {
+	bucketEnds(cnt, bkt)
+	for i := len(sa) - 1; i >= 0; i-- {
+		v := sa[i]
+		if v >= 0 {
+			continue
+		}
+		v = ^v
+		if stage1 {
+			sa[i] = 0
+		} else {
+			sa[i] = v
+		}
+		if v == 0 {
+			continue
+		}
+		j := v - 1
+		c := s[j]
+		e := j
+		if j == 0 || s[j-1] <= c {
+			e = ^j
+		}
+		p := bkt[c] - 1
+		sa[p] = e
+		bkt[c] = p
 	}
 }
