@@ -19,18 +19,14 @@ import "slices"
 //     means "j-1 is to be induced by the other pass"). The passes then read no type bits at all: one
 //     random access fewer per induced suffix, and n/8 bytes less memory.
 //   - The LMS-substring names are compared by stored length and symbols (equal lengths and symbols
-//     imply equal types, since both substrings end in an S-type symbol), with a loop gathering the
-//     lengths and first symbols of a block of substrings before the loop comparing them.
+//     imply equal types, since both substrings end in an S-type symbol).
 //
-// Tried and dropped (docs/ngram.md has the figures): induce passes in blocks, a gather loop reading
-// the predecessors' symbols before a loop doing the stores (to overlap the cache misses; 20% more CPU
+// Tried and dropped (docs/ngram.md has the figures): induce passes (and naming) in blocks, a gather
+// loop reading the predecessors' symbols before a loop doing the stores (to overlap the cache misses; 20% more CPU
 // than the single loop, whose iterations the CPU already overlaps), with touches of the bucket
 // counter and target slot (slower still), or with the gather and the stores of each block split
 // across two goroutines (no faster on the 2-core VM measured: the random reads did not get faster
 // with a second core); huge-page mappings for the bucket arrays (within the noise).
-
-// saisBlock is the number of LMS substrings whose lengths and first symbols are gathered at once.
-const saisBlock = 512
 
 // saisText builds the suffix array of s into sa. s must end with a unique smallest symbol 0 (the
 // sentinel), every symbol must be in [0, k), and len(sa) must equal len(s). sa[0] is then len(s)-1.
@@ -170,23 +166,16 @@ func eachLMS(s []int32, fn func(i int)) {
 // names 1, 2, ... (equal substrings get equal names), stored in place of the lengths. It returns the
 // number of distinct names.
 func nameLMS(s, sa []int32, n1 int) int32 {
-	var glen, gsym [saisBlock]int32
 	name := int32(0)
-	prev, prevLen, prevSym := int32(-1), int32(0), int32(-1)
-	for a := 0; a < n1; a += saisBlock {
-		blk := sa[a:min(a+saisBlock, n1)]
-		for x, pos := range blk {
-			glen[x] = sa[n1+int(pos/2)]
-			gsym[x] = s[pos]
+	prev, prevLen := int32(-1), int32(0)
+	for i := 0; i < n1; i++ {
+		pos := sa[i]
+		plen := sa[n1+int(pos/2)]
+		if plen != prevLen || !slices.Equal(s[pos:pos+plen], s[prev:prev+plen]) {
+			name++
+			prev, prevLen = pos, plen
 		}
-		for x, pos := range blk {
-			plen := glen[x]
-			if plen != prevLen || gsym[x] != prevSym || !slices.Equal(s[pos+1:pos+plen], s[prev+1:prev+plen]) {
-				name++
-				prev, prevLen, prevSym = pos, plen, gsym[x]
-			}
-			sa[n1+int(pos/2)] = name
-		}
+		sa[n1+int(pos/2)] = name
 	}
 	return name
 }
