@@ -114,6 +114,7 @@ func init() {
 					&cli.IntFlag{Name: "window", Value: 1000, Usage: "CoOccur window"},
 					&cli.IntFlag{Name: "shard-tokens", Value: ngram.DefaultShardTokens},
 					&cli.BoolFlag{Name: "no-peer", Usage: "skip Go's index/suffixarray peer"},
+					&cli.BoolFlag{Name: "stream", Usage: "feed the build from the generator directly (text generation inside the timed build) instead of from a corpus file written first"},
 					&cli.StringFlag{Name: "dir", Usage: "where to build (default: a temporary directory, removed after)"},
 					&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 					&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build here"},
@@ -381,6 +382,7 @@ func ngramBench(c *cli.Context) error {
 		Dir:         c.String("dir"),
 		Progress:    c.App.ErrWriter,
 		CPUProfile:  c.String("cpuprofile"),
+		Stream:      c.Bool("stream"),
 	}
 	if !c.Bool("json") {
 		cfg.OnMeasured = func(r *ngrambench.Report) {

@@ -204,6 +204,7 @@ type shardJob struct {
 	tokens []int32 // ids; the separator is sep; backed by buf
 	docs   []uint64
 	buf    *tokenBuffer
+	vocab  int // ids are below this (the vocabulary size when the shard was cut)
 }
 
 func (b *builder) run(ctx context.Context, r corpus.Reader) error {
@@ -276,7 +277,7 @@ func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, free chan<
 			return nil
 		}
 		select {
-		case jobs <- shardJob{id: id, tokens: buf.tok, docs: docs, buf: buf}:
+		case jobs <- shardJob{id: id, tokens: buf.tok, docs: docs, buf: buf, vocab: len(b.words)}:
 			buf = nil // the worker releases it
 		case <-ctx.Done():
 			return stopped(ctx.Err())
@@ -367,76 +368,112 @@ func (b *builder) read(ctx context.Context, batches <-chan *tokBatch, free chan<
 	}
 	b.man.Docs, b.man.Tokens = ndocs, ntok
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read; building suffix arrays...            \n", ndocs, ntok)
+		fmt.Fprintf(b.opt.Progress, "\rngram build: %d docs, %d tokens read and tokenized in %.1f s; building suffix arrays...            \n", ndocs, ntok, time.Since(start).Seconds())
 	}
 	return nil
 }
 
-// buildShard writes tokenized.N, offset.N and table.N for one shard.
+// buildShard writes tokenized.N, offset.N and table.N for one shard. The token ids are first mapped, in
+// place, to byte-order ranks; then SA-IS sorts the ranks while another goroutine writes tokenized.N
+// (mapping the ranks back to ids) and offset.N, so that writing and syncing them is off the critical
+// path (SA-IS only reads the text).
 func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 	defer j.buf.release()
+	t0 := time.Now()
 	w := b.opt.TokenWidth
 	n := len(j.tokens)
 	dsBytes := int64(n) * int64(w)
 	ptr := PtrSize(dsBytes)
 	entry := ShardEntry{Tokens: int64(n), Docs: int64(len(j.docs)), PtrSize: ptr, Files: map[string]FileEntry{}}
 
-	// tokenized.N: little-endian token ids.
-	fe, err := writeFile(filepath.Join(b.dir, fmt.Sprintf("tokenized.%d", j.id)), func(bw *bufio.Writer) error {
-		buf := make([]byte, 0, 1<<16*w)
-		for i, t := range j.tokens {
-			if w == 2 {
-				buf = binary.LittleEndian.AppendUint16(buf, uint16(t))
-			} else {
-				buf = binary.LittleEndian.AppendUint32(buf, uint32(t))
+	s, k, ids := byteOrderRanks(j.tokens, w, j.vocab)
+	j.tokens = nil
+	tRanks := time.Since(t0)
+
+	type written struct {
+		name string
+		fe   FileEntry
+		err  error
+	}
+	files := make(chan written, 2)
+	go func() {
+		// tokenized.N: little-endian token ids (rank r is ids[r-1]; the last rank is the separator).
+		name := fmt.Sprintf("tokenized.%d", j.id)
+		fe, err := writeFile(filepath.Join(b.dir, name), func(bw *bufio.Writer) error {
+			buf := make([]byte, 0, 1<<16*w)
+			sep := uint32(b.sep)
+			toks := s[:n] // without the sentinel
+			for i, r := range toks {
+				id := sep
+				if int(r) <= len(ids) {
+					id = uint32(ids[r-1])
+				}
+				if w == 2 {
+					buf = binary.LittleEndian.AppendUint16(buf, uint16(id))
+				} else {
+					buf = binary.LittleEndian.AppendUint32(buf, id)
+				}
+				if len(buf) == cap(buf) || i == len(toks)-1 {
+					if _, err := bw.Write(buf); err != nil {
+						return err
+					}
+					buf = buf[:0]
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+				}
 			}
-			if len(buf) == cap(buf) || i == len(j.tokens)-1 {
-				if _, err := bw.Write(buf); err != nil {
+			return nil
+		})
+		files <- written{name, fe, err}
+		// offset.N: u64 byte offset of each document's separator.
+		name = fmt.Sprintf("offset.%d", j.id)
+		fe, err = writeFile(filepath.Join(b.dir, name), func(bw *bufio.Writer) error {
+			var buf [8]byte
+			for _, d := range j.docs {
+				binary.LittleEndian.PutUint64(buf[:], d*uint64(w))
+				if _, err := bw.Write(buf[:]); err != nil {
 					return err
 				}
-				buf = buf[:0]
 			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	entry.Files[fmt.Sprintf("tokenized.%d", j.id)] = fe
-
-	// offset.N: u64 byte offset of each document's separator.
-	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("offset.%d", j.id)), func(bw *bufio.Writer) error {
-		var buf [8]byte
-		for _, d := range j.docs {
-			binary.LittleEndian.PutUint64(buf[:], d*uint64(w))
-			if _, err := bw.Write(buf[:]); err != nil {
-				return err
+			return nil
+		})
+		files <- written{name, fe, err}
+	}()
+	collect := func() error {
+		var first error
+		for range 2 {
+			f := <-files
+			if f.err != nil && first == nil {
+				first = f.err
 			}
+			entry.Files[f.name] = f.fe
 		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	entry.Files[fmt.Sprintf("offset.%d", j.id)] = fe
-	if err := ctx.Err(); err != nil {
-		return err
+		return first
 	}
 
 	// table.N: the suffix array in the byte order of tokenized.N.
-	s, k := byteOrderRanks(j.tokens, w)
-	j.tokens = nil
 	saBuf, err := newTokenBuffer(len(s))
 	if err != nil {
+		collect()
 		return err
 	}
 	defer saBuf.release()
 	sa := saBuf.tok[:len(s)]
+	t1 := time.Now()
 	saisText(s, sa, k)
+	tSA := time.Since(t1)
+	if err := collect(); err != nil { // the writer reads s until it is done
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s = nil
 	j.buf.release() // the tokens are no longer needed
 	debug.FreeOSMemory()
-	fe, err = writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
+	t2 := time.Now()
+	fe, err := writeFile(filepath.Join(b.dir, fmt.Sprintf("table.%d", j.id)), func(bw *bufio.Writer) error {
 		buf := make([]byte, (1<<16)*ptr+8)
 		for i := 1; i < len(sa); i += 1 << 16 { // sa[0] is the sentinel
 			chunk := sa[i:min(i+1<<16, len(sa))]
@@ -456,6 +493,10 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 		return err
 	}
 	entry.Files[fmt.Sprintf("table.%d", j.id)] = fe
+	if b.opt.Progress != nil {
+		fmt.Fprintf(b.opt.Progress, "\rngram build: shard %d: %d tokens; ranks %.1f s, suffix array %.1f s (tokenized.%d and offset.%d written meanwhile), table.%d %.1f s; %.1f s in all\n",
+			j.id, n, tRanks.Seconds(), tSA.Seconds(), j.id, j.id, j.id, time.Since(t2).Seconds(), time.Since(t0).Seconds())
+	}
 
 	b.mu.Lock()
 	for len(b.shards) <= j.id {
@@ -469,30 +510,41 @@ func (b *builder) buildShard(ctx context.Context, j shardJob) error {
 
 // byteOrderRanks maps token ids, in place, to ranks 1..K such that comparing ranks compares the
 // little-endian byte encodings of the ids (Infini-gram's suffix order), and appends the sentinel 0.
-// It returns the text and its alphabet size.
-func byteOrderRanks(tokens []int32, width int) ([]int32, int) {
+// Ids are below vocab, except the separator (all ones), which gets rank K+1. It returns the text, its
+// alphabet size K+2, and the id of each rank r in 1..K at ids[r-1]. The passes over the tokens run on
+// up to GOMAXPROCS goroutines.
+func byteOrderRanks(tokens []int32, width int, vocab int) ([]int32, int, []int32) {
 	key := func(id int32) uint32 {
 		if width == 2 {
 			return uint32(bits.ReverseBytes16(uint16(id)))
 		}
 		return bits.ReverseBytes32(uint32(id))
 	}
-	var maxID int32
-	for _, t := range tokens {
-		if t >= 0 && !(width == 2 && t == 0xFFFF) {
-			maxID = max(maxID, t)
+	isSep := func(t int32) bool { return t < 0 || (width == 2 && t == 0xFFFF) }
+	// Which ids occur: one bit set per goroutine, then merged.
+	words := (vocab + 63) / 64
+	parts := parallelParts(len(tokens))
+	present := make([][]uint64, parts)
+	parallelFor(len(tokens), parts, func(part, lo, hi int) {
+		p := make([]uint64, words)
+		for _, t := range tokens[lo:hi] {
+			if !isSep(t) {
+				p[t>>6] |= 1 << (uint(t) & 63)
+			}
+		}
+		present[part] = p
+	})
+	all := present[0]
+	for _, p := range present[1:] {
+		for i, x := range p {
+			all[i] |= x
 		}
 	}
-	present := make([]bool, int(maxID)+1)
-	for _, t := range tokens {
-		if t >= 0 && !(width == 2 && t == 0xFFFF) {
-			present[t] = true
-		}
-	}
-	ids := make([]int32, 0, len(present))
-	for id, ok := range present {
-		if ok {
-			ids = append(ids, int32(id))
+	var ids []int32
+	for i, x := range all {
+		for x != 0 {
+			ids = append(ids, int32(i*64+bits.TrailingZeros64(x)))
+			x &= x - 1
 		}
 	}
 	slices.SortFunc(ids, func(a, b int32) int {
@@ -505,19 +557,21 @@ func byteOrderRanks(tokens []int32, width int) ([]int32, int) {
 		}
 		return 0
 	})
-	rank := make([]int32, len(present))
+	rank := make([]int32, vocab)
 	for r, id := range ids {
 		rank[id] = int32(r + 1)
 	}
 	sepRank := int32(len(ids) + 1) // all-ones bytes sort after every id
-	for i, t := range tokens {
-		if t < 0 || (width == 2 && t == 0xFFFF) {
-			tokens[i] = sepRank
-		} else {
-			tokens[i] = rank[t]
+	parallelFor(len(tokens), parts, func(_, lo, hi int) {
+		for i, t := range tokens[lo:hi] {
+			if isSep(t) {
+				tokens[lo+i] = sepRank
+			} else {
+				tokens[lo+i] = rank[t]
+			}
 		}
-	}
-	return append(tokens, 0), len(ids) + 2
+	})
+	return append(tokens, 0), len(ids) + 2, ids
 }
 
 // writeFile writes path through a buffered writer, syncs it and returns its size and CRC-32C.
