@@ -9,6 +9,7 @@ import (
 	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"sort"
 
@@ -263,7 +264,7 @@ func (ix *Index) Verify() (err error) {
 		}
 		inf := ix.info(i)
 		var c cursor
-		if err := c.init(ix.postings, inf.off, inf.df); err != nil {
+		if err := c.init(ix.postings, inf.off, inf.df, ix.Len()); err != nil {
 			return fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, ix.term(i), err)
 		}
 		n, prev := 0, int64(-1)
@@ -367,7 +368,7 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		inf := ix.info(i)
 		w := float64(count[t]) * IDF(int64(inf.df), ix.meta.DocCount)
 		qt := &queryTerm{term: t, weight: w, pos: len(qts)}
-		if err := qt.cur.init(ix.postings, inf.off, inf.df); err != nil {
+		if err := qt.cur.init(ix.postings, inf.off, inf.df, ix.Len()); err != nil {
 			return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
 		}
 		// The bound stored at build time is exact for the index's default parameters; otherwise bound the
@@ -487,9 +488,14 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				break
 			}
 			q := qts[i]
-			q.cur.advance(d)
-			if q.cur.doc == d {
-				v := ix.score(q, d, q.cur.tf)
+			var tf uint32
+			if q.cur.dense {
+				tf = q.cur.probe(d)
+			} else if q.cur.advance(d); q.cur.doc == d {
+				tf = q.cur.tf
+			}
+			if tf != 0 {
+				v := ix.score(q, d, tf)
 				contrib[q.pos] = v
 				s += v
 			}
@@ -597,9 +603,11 @@ func (t *topK) sorted() []ScoredDoc {
 
 const noDoc = math.MaxUint32
 
-// cursor iterates one term's postings block by block. A block is decoded into docs and tfs lazily:
-// next decodes the rest of the block at once (sequential iteration), advance only as far as its target
-// (probes of non-essential terms), so that next and advance are mostly array steps.
+// cursor iterates one term's postings. For a block-encoded term (kindBlocks) a block is decoded into
+// docs and tfs lazily: next decodes the rest of the block at once (sequential iteration), advance only as
+// far as its target (probes of non-essential terms), so that next and advance are mostly array steps. A
+// dense term (kindDense) is iterated over its bitmap, and probe looks a document up without moving the
+// cursor. For a dense term the "blocks" are the directory's windows of denseWindow documents.
 type cursor struct {
 	skips []byte // nblocks entries of (last doc, end offset)
 	data  []byte
@@ -613,14 +621,61 @@ type cursor struct {
 	last  uint32
 	doc   uint32
 	tf    uint32
-	docs  [blockSize]uint32
-	tfs   [blockSize]uint32
+
+	dense          bool
+	bits, dir, nib []byte // dense: the bitmap, the directory, the tf nibbles
+	esc            []byte // dense: the escapes
+	words          int    // dense: bitmap words
+	ndocs          int    // dense: documents in the index
+	wi             int    // dense: the current bitmap word
+	w              uint64 // dense: the current word's bits after doc
+	rank           int    // dense: the current posting's number
+
+	docs [blockSize]uint32
+	tfs  [blockSize]uint32
 }
 
-func (c *cursor) init(post []byte, off uint64, df uint32) error {
+// init positions the cursor before the first posting of the term whose postings start at off in post,
+// with df postings, in an index of ndocs documents. It checks that the term's data lies within post.
+func (c *cursor) init(post []byte, off uint64, df uint32, ndocs int) error {
+	if df == 0 || off >= uint64(len(post)) {
+		return errCorrupt
+	}
+	switch post[off] {
+	case kindBlocks:
+		c.dense = false
+		return c.initBlocks(post, off+1, df)
+	case kindDense:
+		return c.initDense(post, off, df, ndocs)
+	}
+	return errCorrupt
+}
+
+func (c *cursor) initDense(post []byte, off uint64, df uint32, ndocs int) error {
+	words, dirs := denseSizes(ndocs)
+	if off+denseHeaderSize > uint64(len(post)) {
+		return errCorrupt
+	}
+	nesc := uint64(binary.LittleEndian.Uint32(post[off+1:]))
+	p := off + denseHeaderSize
+	sizes := [4]uint64{8 * uint64(words), dirEntrySize * uint64(dirs), (uint64(df) + 1) / 2, escEntrySize * nesc}
+	var parts [4][]byte
+	for i, n := range sizes {
+		if p+n > uint64(len(post)) {
+			return errCorrupt
+		}
+		parts[i] = post[p : p+n]
+		p += n
+	}
+	*c = cursor{dense: true, bits: parts[0], dir: parts[1], nib: parts[2], esc: parts[3], words: words, ndocs: ndocs,
+		df: int(df), nb: dirs, wi: -1, rank: -1, block: -1}
+	return nil
+}
+
+func (c *cursor) initBlocks(post []byte, off uint64, df uint32) error {
 	nb := (int(df) + blockSize - 1) / blockSize
 	end := off + uint64(nb*skipEntrySize)
-	if df == 0 || end > uint64(len(post)) {
+	if end > uint64(len(post)) {
 		return errCorrupt
 	}
 	c.skips = post[off:end]
@@ -634,6 +689,73 @@ func (c *cursor) init(post []byte, off uint64, df uint32) error {
 	return nil
 }
 
+// word returns bitmap word i of a dense term.
+func (c *cursor) word(i int) uint64 { return binary.LittleEndian.Uint64(c.bits[8*i:]) }
+
+// rankBefore returns the number of a dense term's postings before document d (d < ndocs).
+func (c *cursor) rankBefore(d uint32) int {
+	wi := int(d / 64)
+	e := wi / (denseWindow / 64)
+	r := int(binary.LittleEndian.Uint32(c.dir[dirEntrySize*e:]))
+	for j := e * (denseWindow / 64); j < wi; j++ {
+		r += popcount(c.word(j))
+	}
+	return r + popcount(c.word(wi)&(1<<(d%64)-1))
+}
+
+// tfAt returns the tf of a dense term's posting number r.
+func (c *cursor) tfAt(r int) uint32 {
+	if t := c.nib[r/2] >> (4 * (r % 2)) & 15; t != 0 {
+		return uint32(t)
+	}
+	// An escape: binary search the (rank, tf) table.
+	n := len(c.esc) / escEntrySize
+	i := sort.Search(n, func(i int) bool { return binary.LittleEndian.Uint32(c.esc[escEntrySize*i:]) >= uint32(r) })
+	if i == n || binary.LittleEndian.Uint32(c.esc[escEntrySize*i:]) != uint32(r) {
+		panic(errCorrupt)
+	}
+	return binary.LittleEndian.Uint32(c.esc[escEntrySize*i+4:])
+}
+
+// probe returns a dense term's tf in document d, 0 when d does not have the term. The cursor does not
+// move.
+func (c *cursor) probe(d uint32) uint32 {
+	w := c.word(int(d / 64))
+	if w>>(d%64)&1 == 0 {
+		return 0
+	}
+	return c.tfAt(c.rankBefore(d))
+}
+
+// nextDense moves a dense cursor to the next set bit at or after the current word position.
+func (c *cursor) nextDense() {
+	for c.w == 0 {
+		c.wi++
+		if c.wi >= c.words {
+			c.wi, c.doc = c.words, noDoc
+			return
+		}
+		c.w = c.word(c.wi)
+	}
+	c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
+	c.w &= c.w - 1
+	c.rank++
+	c.tf = c.tfAt(c.rank)
+	c.block = int(c.doc / denseWindow)
+}
+
+// advanceDense moves a dense cursor to its first posting at or after target.
+func (c *cursor) advanceDense(target uint32) {
+	if int64(target) >= int64(c.ndocs) {
+		c.wi, c.w, c.doc = c.words, 0, noDoc
+		return
+	}
+	c.wi = int(target / 64)
+	c.w = c.word(c.wi) &^ (1<<(target%64) - 1)
+	c.rank = c.rankBefore(target) - 1
+	c.nextDense()
+}
+
 func (c *cursor) blockLen(b int) int {
 	if b == c.nb-1 {
 		return c.df - b*blockSize
@@ -641,16 +763,28 @@ func (c *cursor) blockLen(b int) int {
 	return blockSize
 }
 
-func (c *cursor) lastDoc(b int) uint32 { return binary.LittleEndian.Uint32(c.skips[b*skipEntrySize:]) }
+// lastDoc is the last document of block b: for a dense term the last of the window.
+func (c *cursor) lastDoc(b int) uint32 {
+	if c.dense {
+		return uint32(min((b+1)*denseWindow, c.ndocs) - 1)
+	}
+	return binary.LittleEndian.Uint32(c.skips[b*skipEntrySize:])
+}
 
 // blockBound is block b's largest tf/(tf+K) under the index's default parameters.
 func (c *cursor) blockBound(b int) float64 {
+	if c.dense {
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.dir[b*dirEntrySize+4:])))
+	}
 	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+8:])))
 }
 
 // blockAt returns the first block at or after from whose last doc is >= target (nb when none).
 func (c *cursor) blockAt(from int, target uint32) int {
 	from = max(from, 0)
+	if c.dense {
+		return min(max(from, int(target/denseWindow)), c.nb)
+	}
 	for i := 0; i < 2 && from < c.nb; i, from = i+1, from+1 {
 		if c.lastDoc(from) >= target {
 			return from
@@ -715,6 +849,10 @@ func (c *cursor) decode(stop int, target uint32) {
 
 // next moves to the next posting, or sets doc to noDoc at the end.
 func (c *cursor) next() {
+	if c.dense {
+		c.nextDense()
+		return
+	}
 	if c.i == c.m {
 		if c.m == c.n {
 			if c.block+1 >= c.nb {
@@ -732,6 +870,10 @@ func (c *cursor) next() {
 // advance moves to the first posting with doc >= target.
 func (c *cursor) advance(target uint32) {
 	if c.doc >= target {
+		return
+	}
+	if c.dense {
+		c.advanceDense(target)
 		return
 	}
 	if c.block < 0 || c.lastDoc(c.block) < target {
