@@ -9,21 +9,29 @@ import (
 // A term's postings are stored in one of two kinds (the first byte of the term's postings):
 //
 //   - kindBlocks: blocks of blockSize varint postings behind skip entries, for most terms;
-//   - kindDense: for a term in at least 1/denseDiv of the documents, a bitmap over all documents, a
-//     rank directory with a score bound per denseWindow documents, and the tfs as nibbles. A dense term
-//     can then be probed for a document in constant time (a bit test, a rank and a nibble) instead of
-//     decoding a block up to it, which is where MaxScore spends its time: the frequent terms are the
-//     non-essential ones, probed for every candidate of the others.
+//   - kindDense: for a term in at least 1/denseDiv of the documents, two bitmaps over all documents:
+//     one of the documents where the term's tf is 1, with a score bound per denseWindow documents, and
+//     one of the documents where it is 2 or more, with a rank directory (and a bound) per denseWindow
+//     documents and the tfs as nibbles.
+//
+// A dense term can be probed for a document in constant time (a bit test, and for tf >= 2 a rank and a
+// nibble) instead of by decoding a block up to it, which is where MaxScore spends its time: the frequent
+// terms are the non-essential ones, probed for the candidates of the others. The search treats a dense
+// term's two bitmaps as two posting lists (every posting is in exactly one): the tf = 1 list's bound is
+// well below the term's, so that it becomes non-essential, probed instead of iterated, long before the
+// whole term could; only the documents with tf >= 2 (a fifth of a frequent word's) remain to iterate.
 const (
 	kindBlocks = 0
 	kindDense  = 1
 
 	denseDiv     = 16
 	denseWindow  = 256 // documents per directory entry: 4 bitmap words
-	dirEntrySize = 8   // uint32 rank of the window's first document, float32 the window's bound
-	escEntrySize = 8   // uint32 rank, uint32 tf
-	// denseHeaderSize is the kind byte and the uint32 escape count.
-	denseHeaderSize = 1 + 4
+	dirEntrySize = 8   // tf >= 2 directory: uint32 postings before the window, float32 the window's bound
+	oneEntrySize = 4   // tf = 1 directory: float32 the window's bound
+	escEntrySize = 8   // uint32 posting number, uint32 tf
+	// denseHeaderSize is the kind byte, uint32 escape count, uint32 tf >= 2 postings, the tf = 1
+	// postings' smallest norm byte and float32 their largest tf/(tf+K).
+	denseHeaderSize = 1 + 4 + 4 + 1 + 4
 )
 
 // denseSizes returns the bitmap words and directory entries of a dense term over n documents.
@@ -60,39 +68,66 @@ func encodeTerm(docs, tfs []uint32, norms []uint8, K *[256]float64, data, skips 
 // encodeDense appends a dense term and returns its largest tf/(tf+K).
 func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte) ([]byte, float32) {
 	words, dirs := denseSizes(len(norms))
-	var esc []uint32
-	data = append(data, kindDense, 0, 0, 0, 0)
-	escAt := len(data) - 4
-	bm := len(data)
-	data = append(data, make([]byte, 8*words+dirEntrySize*dirs+(len(docs)+1)/2)...)
-	dir := bm + 8*words
-	nib := dir + dirEntrySize*dirs
-	var bound float32
-	e := -1 // the directory entry being filled
-	for r, d := range docs {
-		w := bm + 8*int(d/64)
-		binary.LittleEndian.PutUint64(data[w:], binary.LittleEndian.Uint64(data[w:])|1<<(d%64))
-		for e < int(d/denseWindow) {
-			e++
-			binary.LittleEndian.PutUint32(data[dir+dirEntrySize*e:], uint32(r))
-		}
-		v := float32(tfNorm(float64(tfs[r]), K[norms[d]]))
-		bound = max(bound, v)
-		be := data[dir+dirEntrySize*e+4:]
-		binary.LittleEndian.PutUint32(be, math.Float32bits(max(v, math.Float32frombits(binary.LittleEndian.Uint32(be)))))
-		if tf := tfs[r]; tf <= 15 {
-			data[nib+r/2] |= byte(tf) << (4 * (r % 2))
+	nHi, loMin := 0, uint8(255)
+	for k, d := range docs {
+		if tfs[k] > 1 {
+			nHi++
 		} else {
-			esc = append(esc, uint32(r), tf)
+			loMin = min(loMin, norms[d])
 		}
+	}
+	hiBits := make([]uint64, words)
+	loBits := make([]uint64, words)
+	hiDir := make([]byte, dirEntrySize*dirs)
+	loDir := make([]byte, oneEntrySize*dirs)
+	nib := make([]byte, (nHi+1)/2)
+	var esc []byte
+	var bound, loBound float32
+	r, e := 0, -1 // r: tf >= 2 postings so far; e: the tf >= 2 directory entry filled so far
+	for k, d := range docs {
+		tf := tfs[k]
+		v := float32(tfNorm(float64(tf), K[norms[d]]))
+		bound = max(bound, v)
+		w := int(d / denseWindow)
+		if tf == 1 {
+			loBits[d/64] |= 1 << (d % 64)
+			loBound = max(loBound, v)
+			b := loDir[oneEntrySize*w:]
+			binary.LittleEndian.PutUint32(b, math.Float32bits(max(v, math.Float32frombits(binary.LittleEndian.Uint32(b)))))
+			continue
+		}
+		hiBits[d/64] |= 1 << (d % 64)
+		for ; e < w; e++ {
+			binary.LittleEndian.PutUint32(hiDir[dirEntrySize*(e+1):], uint32(r))
+		}
+		b := hiDir[dirEntrySize*w+4:]
+		binary.LittleEndian.PutUint32(b, math.Float32bits(max(v, math.Float32frombits(binary.LittleEndian.Uint32(b)))))
+		if tf <= 15 {
+			nib[r/2] |= byte(tf) << (4 * (r % 2))
+		} else {
+			esc = binary.LittleEndian.AppendUint32(esc, uint32(r))
+			esc = binary.LittleEndian.AppendUint32(esc, tf)
+		}
+		r++
 	}
 	for e++; e < dirs; e++ {
-		binary.LittleEndian.PutUint32(data[dir+dirEntrySize*e:], uint32(len(docs)))
+		binary.LittleEndian.PutUint32(hiDir[dirEntrySize*e:], uint32(r))
 	}
-	binary.LittleEndian.PutUint32(data[escAt:], uint32(len(esc)/2))
-	for _, x := range esc {
-		data = binary.LittleEndian.AppendUint32(data, x)
+	data = append(data, kindDense)
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(esc)/escEntrySize))
+	data = binary.LittleEndian.AppendUint32(data, uint32(nHi))
+	data = append(data, loMin)
+	data = binary.LittleEndian.AppendUint32(data, math.Float32bits(loBound))
+	for _, x := range hiBits {
+		data = binary.LittleEndian.AppendUint64(data, x)
 	}
+	data = append(data, hiDir...)
+	data = append(data, nib...)
+	data = append(data, esc...)
+	for _, x := range loBits {
+		data = binary.LittleEndian.AppendUint64(data, x)
+	}
+	data = append(data, loDir...)
 	return data, bound
 }
 

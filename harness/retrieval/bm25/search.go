@@ -215,6 +215,76 @@ func (ix *Index) info(i int) termInfo {
 	}
 }
 
+// The kinds of posting list (a term has one list, or two when it is dense; see postings.go).
+const (
+	listBlocks = iota // block-encoded postings
+	listDense         // a dense term's tf >= 2 bitmap, with ranks and tf nibbles
+	listOnes          // a dense term's tf = 1 bitmap
+)
+
+// termList is one posting list of a term.
+type termList struct {
+	kind   int
+	off    uint64  // listBlocks: the offset of the skip entries in postings.bin
+	n      uint32  // postings in the list
+	bound  float32 // the largest tf/(tf+K) in the list under the index's default parameters (or more)
+	maxTf  uint32  // the largest tf in the list (or more)
+	minNrm uint8   // the smallest norm byte in the list (or less)
+
+	bits, dir, nib, esc []byte // dense lists: bitmap, directory, tf nibbles and escapes
+}
+
+// lists returns the posting lists of a term whose dictionary record is inf, without empty ones. It
+// checks that they lie within postings.bin.
+func (ix *Index) lists(inf termInfo) ([2]termList, int, error) {
+	var ls [2]termList
+	post := ix.postings
+	if inf.df == 0 || inf.off >= uint64(len(post)) {
+		return ls, 0, errCorrupt
+	}
+	switch post[inf.off] {
+	case kindBlocks:
+		ls[0] = termList{kind: listBlocks, off: inf.off + 1, n: inf.df, bound: inf.bound, maxTf: inf.maxTf, minNrm: inf.minNrm}
+		return ls, 1, nil
+	case kindDense:
+		if inf.off+denseHeaderSize > uint64(len(post)) {
+			return ls, 0, errCorrupt
+		}
+		h := post[inf.off+1:]
+		nEsc := uint64(binary.LittleEndian.Uint32(h))
+		nHi := binary.LittleEndian.Uint32(h[4:])
+		if nHi > inf.df {
+			return ls, 0, errCorrupt
+		}
+		words, dirs := denseSizes(ix.Len())
+		p := inf.off + denseHeaderSize
+		sizes := [6]uint64{8 * uint64(words), dirEntrySize * uint64(dirs), (uint64(nHi) + 1) / 2, escEntrySize * nEsc,
+			8 * uint64(words), oneEntrySize * uint64(dirs)}
+		var parts [6][]byte
+		for i, n := range sizes {
+			if p+n > uint64(len(post)) {
+				return ls, 0, errCorrupt
+			}
+			parts[i] = post[p : p+n]
+			p += n
+		}
+		nl := 0
+		if nHi > 0 {
+			// The tf >= 2 list keeps the term's bounds (valid for any part of its postings).
+			ls[nl] = termList{kind: listDense, n: nHi, bound: inf.bound, maxTf: inf.maxTf, minNrm: inf.minNrm,
+				bits: parts[0], dir: parts[1], nib: parts[2], esc: parts[3]}
+			nl++
+		}
+		if nHi < inf.df {
+			ls[nl] = termList{kind: listOnes, n: inf.df - nHi, bound: math.Float32frombits(binary.LittleEndian.Uint32(h[9:])),
+				maxTf: 1, minNrm: h[8], bits: parts[4], dir: parts[5]}
+			nl++
+		}
+		return ls, nl, nil
+	}
+	return ls, 0, errCorrupt
+}
+
 // Doc returns the stored document with ordinal i.
 func (ix *Index) Doc(i int) (id, title, text string, err error) {
 	if i < 0 || i >= ix.Len() {
@@ -263,20 +333,49 @@ func (ix *Index) Verify() (err error) {
 			return fmt.Errorf("bm25 index %s: terms %q and %q out of order", ix.dir, ix.term(i-1), ix.term(i))
 		}
 		inf := ix.info(i)
-		var c cursor
-		if err := c.init(ix.postings, inf.off, inf.df, ix.Len()); err != nil {
+		ls, nl, err := ix.lists(inf)
+		if err != nil {
 			return fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, ix.term(i), err)
 		}
-		n, prev := 0, int64(-1)
-		for c.next(); c.doc != noDoc; c.next() {
-			if int64(c.doc) <= prev || int64(c.doc) >= ix.meta.Docs || c.tf == 0 {
-				return fmt.Errorf("bm25 index %s: term %q: posting %d (doc %d, tf %d) out of order or range", ix.dir, ix.term(i), n, c.doc, c.tf)
+		n := 0
+		var cs [2]cursor
+		for j, l := range ls[:nl] {
+			c := &cs[j]
+			if err := c.init(ix.postings, l, ix.Len()); err != nil {
+				return fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, ix.term(i), err)
 			}
-			if v := float32(tfNorm(float64(c.tf), K[ix.norms[c.doc]])); v > inf.bound {
-				return fmt.Errorf("bm25 index %s: term %q: doc %d exceeds the stored bound", ix.dir, ix.term(i), c.doc)
+			m, prev, escs := 0, int64(-1), 0
+			for c.next(); c.doc != noDoc; c.next() {
+				bad := int64(c.doc) <= prev || int64(c.doc) >= ix.meta.Docs || c.tf == 0 ||
+					l.kind == listOnes && c.tf != 1 || l.kind == listDense && (c.tf < 2 || c.rankBefore(c.doc) != c.rank)
+				if bad {
+					return fmt.Errorf("bm25 index %s: term %q: list %d: posting %d (doc %d, tf %d) out of order or range", ix.dir, ix.term(i), j, m, c.doc, c.tf)
+				}
+				if v := float32(tfNorm(float64(c.tf), K[ix.norms[c.doc]])); v > l.bound || v > float32(c.blockBound(c.block)) ||
+					c.tf > l.maxTf || ix.norms[c.doc] < l.minNrm {
+					return fmt.Errorf("bm25 index %s: term %q: list %d: doc %d exceeds the stored bounds", ix.dir, ix.term(i), j, c.doc)
+				}
+				if l.kind == listDense && c.tf > 15 {
+					escs++
+				}
+				prev = int64(c.doc)
+				m++
 			}
-			prev = int64(c.doc)
-			n++
+			if m != int(l.n) || escs != len(l.esc)/escEntrySize {
+				return fmt.Errorf("bm25 index %s: term %q: list %d has %d postings (%d escapes), its header says %d (%d)", ix.dir, ix.term(i), j, m, escs, l.n, len(l.esc)/escEntrySize)
+			}
+			n += m
+		}
+		if nl == 2 {
+			// Every posting is in exactly one list.
+			a, b := &cs[0], &cs[1]
+			a.init(ix.postings, ls[0], ix.Len())
+			b.init(ix.postings, ls[1], ix.Len())
+			for b.next(); b.doc != noDoc; b.next() {
+				if a.probe(b.doc) != 0 {
+					return fmt.Errorf("bm25 index %s: term %q: doc %d is in both posting lists", ix.dir, ix.term(i), b.doc)
+				}
+			}
 		}
 		if n != int(inf.df) {
 			return fmt.Errorf("bm25 index %s: term %q: %d postings, dictionary says %d", ix.dir, ix.term(i), n, inf.df)
@@ -295,12 +394,13 @@ type ScoredDoc struct {
 	Score float64
 }
 
-// queryTerm is one distinct analyzed query term.
+// queryTerm is one posting list of a distinct analyzed query term (a term has one or two lists, see
+// postings.go); the lists of a term share its term, pos and weight.
 type queryTerm struct {
 	term   string
 	pos    int     // position in the query's canonical (first-occurrence) order
 	weight float64 // idf times the term's count in the query
-	ub     float64 // upper bound of the term's contribution to any document
+	ub     float64 // upper bound of the list's contribution to any document
 	bscale float64 // weight times padding, to turn a block's stored bound into a score bound; 0 when the stored bounds do not apply
 	cur    cursor
 }
@@ -367,21 +467,31 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 		}
 		inf := ix.info(i)
 		w := float64(count[t]) * IDF(int64(inf.df), ix.meta.DocCount)
-		qt := &queryTerm{term: t, weight: w, pos: len(qts)}
-		if err := qt.cur.init(ix.postings, inf.off, inf.df, ix.Len()); err != nil {
+		ls, nl, err := ix.lists(inf)
+		if err != nil {
 			return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
 		}
-		// The bound stored at build time is exact for the index's default parameters; otherwise bound the
-		// factor with the largest tf and the shortest length (decoded lengths never exceed exact ones).
-		var bound float64
-		if !ix.params.ExactLength && ix.params.K1 == ix.meta.K1 && ix.params.B == ix.meta.B {
-			bound = float64(inf.bound)
-			qt.bscale = w * (1 + 1e-6)
-		} else {
-			bound = tfNorm(float64(inf.maxTf), ix.k[inf.minNrm])
+		pos := 0
+		if len(qts) > 0 {
+			pos = qts[len(qts)-1].pos + 1
 		}
-		qt.ub = w * bound * (1 + 1e-6)
-		qts = append(qts, qt)
+		for _, l := range ls[:nl] {
+			qt := &queryTerm{term: t, weight: w, pos: pos}
+			if err := qt.cur.init(ix.postings, l, ix.Len()); err != nil {
+				return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
+			}
+			// The bounds stored at build time are exact for the index's default parameters; otherwise bound
+			// the factor with the largest tf and the shortest length (decoded lengths never exceed exact ones).
+			var bound float64
+			if !ix.params.ExactLength && ix.params.K1 == ix.meta.K1 && ix.params.B == ix.meta.B {
+				bound = float64(l.bound)
+				qt.bscale = w * (1 + 1e-6)
+			} else {
+				bound = tfNorm(float64(l.maxTf), ix.k[l.minNrm])
+			}
+			qt.ub = w * bound * (1 + 1e-6)
+			qts = append(qts, qt)
+		}
 	}
 	return qts, nil
 }
@@ -404,11 +514,19 @@ func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
 func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
-	prefix := make([]float64, nq+1) // prefix[i] = sum of ub of qts[:i]
-	for i, q := range qts {
-		prefix[i+1] = prefix[i] + q.ub
+	// prefix[i] bounds what the lists qts[:i] can add to a document: the sum over terms of the largest
+	// bound among the term's lists in qts[:i] (a document is in at most one list of a term).
+	prefix := make([]float64, nq+1)
+	npos := qts[0].pos + 1
+	for _, q := range qts {
+		npos = max(npos, q.pos+1)
 	}
-	contrib := make([]float64, nq) // by query position; zero when the term is absent
+	termMax := make([]float64, npos)
+	for i, q := range qts {
+		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
+		termMax[q.pos] = max(termMax[q.pos], q.ub)
+	}
+	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
 	blockMax := true
 	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
 	for _, q := range qts {
@@ -488,6 +606,9 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				break
 			}
 			q := qts[i]
+			if contrib[q.pos] != 0 {
+				continue // the document is in the term's other list
+			}
 			var tf uint32
 			if q.cur.dense {
 				tf = q.cur.probe(d)
@@ -623,6 +744,7 @@ type cursor struct {
 	tf    uint32
 
 	dense          bool
+	ones           bool   // dense: the tf = 1 bitmap (no ranks, no nibbles)
 	bits, dir, nib []byte // dense: the bitmap, the directory, the tf nibbles
 	esc            []byte // dense: the escapes
 	words          int    // dense: bitmap words
@@ -635,40 +757,16 @@ type cursor struct {
 	tfs  [blockSize]uint32
 }
 
-// init positions the cursor before the first posting of the term whose postings start at off in post,
-// with df postings, in an index of ndocs documents. It checks that the term's data lies within post.
-func (c *cursor) init(post []byte, off uint64, df uint32, ndocs int) error {
-	if df == 0 || off >= uint64(len(post)) {
-		return errCorrupt
+// init positions the cursor before the first posting of list l of postings.bin, in an index of ndocs
+// documents.
+func (c *cursor) init(post []byte, l termList, ndocs int) error {
+	if l.kind == listBlocks {
+		c.dense, c.ones = false, false
+		return c.initBlocks(post, l.off, l.n)
 	}
-	switch post[off] {
-	case kindBlocks:
-		c.dense = false
-		return c.initBlocks(post, off+1, df)
-	case kindDense:
-		return c.initDense(post, off, df, ndocs)
-	}
-	return errCorrupt
-}
-
-func (c *cursor) initDense(post []byte, off uint64, df uint32, ndocs int) error {
 	words, dirs := denseSizes(ndocs)
-	if off+denseHeaderSize > uint64(len(post)) {
-		return errCorrupt
-	}
-	nesc := uint64(binary.LittleEndian.Uint32(post[off+1:]))
-	p := off + denseHeaderSize
-	sizes := [4]uint64{8 * uint64(words), dirEntrySize * uint64(dirs), (uint64(df) + 1) / 2, escEntrySize * nesc}
-	var parts [4][]byte
-	for i, n := range sizes {
-		if p+n > uint64(len(post)) {
-			return errCorrupt
-		}
-		parts[i] = post[p : p+n]
-		p += n
-	}
-	*c = cursor{dense: true, bits: parts[0], dir: parts[1], nib: parts[2], esc: parts[3], words: words, ndocs: ndocs,
-		df: int(df), nb: dirs, wi: -1, rank: -1, block: -1}
+	*c = cursor{dense: true, ones: l.kind == listOnes, bits: l.bits, dir: l.dir, nib: l.nib, esc: l.esc, words: words,
+		ndocs: ndocs, df: int(l.n), nb: dirs, wi: -1, rank: -1, block: -1}
 	return nil
 }
 
@@ -724,6 +822,9 @@ func (c *cursor) probe(d uint32) uint32 {
 	if w>>(d%64)&1 == 0 {
 		return 0
 	}
+	if c.ones {
+		return 1
+	}
 	return c.tfAt(c.rankBefore(d))
 }
 
@@ -739,8 +840,12 @@ func (c *cursor) nextDense() {
 	}
 	c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
 	c.w &= c.w - 1
-	c.rank++
-	c.tf = c.tfAt(c.rank)
+	if c.ones {
+		c.tf = 1
+	} else {
+		c.rank++
+		c.tf = c.tfAt(c.rank)
+	}
 	c.block = int(c.doc / denseWindow)
 }
 
@@ -752,7 +857,9 @@ func (c *cursor) advanceDense(target uint32) {
 	}
 	c.wi = int(target / 64)
 	c.w = c.word(c.wi) &^ (1<<(target%64) - 1)
-	c.rank = c.rankBefore(target) - 1
+	if !c.ones {
+		c.rank = c.rankBefore(target) - 1
+	}
 	c.nextDense()
 }
 
@@ -773,6 +880,9 @@ func (c *cursor) lastDoc(b int) uint32 {
 
 // blockBound is block b's largest tf/(tf+K) under the index's default parameters.
 func (c *cursor) blockBound(b int) float64 {
+	if c.ones {
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.dir[b*oneEntrySize:])))
+	}
 	if c.dense {
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.dir[b*dirEntrySize+4:])))
 	}
@@ -922,6 +1032,7 @@ func (ix *Index) QueryCost(query string) (terms int, postings int64, err error) 
 	}
 	for _, q := range qts {
 		postings += int64(q.cur.df)
+		terms = max(terms, q.pos+1)
 	}
-	return len(qts), postings, nil
+	return terms, postings, nil
 }
