@@ -527,6 +527,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
 	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
+	termBest := make([]float64, npos) // block-max: each term's bound in a window
 	blockMax := true
 	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
 	for _, q := range qts {
@@ -559,10 +560,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 					upTo = min(upTo, q.cur.lastDoc(q.cur.block))
 				}
 			}
-			wub := 0.0
+			// A document is in at most one list of a term: a term's bound is the largest of its lists'.
+			clear(termBest)
 			for _, q := range qts[ess:] {
 				if q.cur.doc != noDoc {
-					wub += q.bscale * q.cur.blockBound(q.cur.block)
+					termBest[q.pos] = max(termBest[q.pos], q.bscale*q.cur.blockBound(q.cur.block))
 				}
 			}
 			for _, q := range qts[:ess] {
@@ -574,10 +576,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 						break
 					}
 				}
-				wub += q.bscale * best
-				if wub >= theta {
-					break
-				}
+				termBest[q.pos] = max(termBest[q.pos], q.bscale*best)
+			}
+			wub := 0.0
+			for _, v := range termBest {
+				wub += v
 			}
 			if wub < theta {
 				if upTo == noDoc {
