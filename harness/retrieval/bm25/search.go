@@ -12,6 +12,7 @@ import (
 	"math/bits"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 )
@@ -407,6 +408,17 @@ type queryTerm struct {
 
 var errCorrupt = errors.New("corrupt postings")
 
+// qtPool recycles query terms: each holds a cursor with block buffers of a few kilobytes, which would
+// otherwise be allocated and zeroed for every list of every query.
+var qtPool = sync.Pool{New: func() any { return new(queryTerm) }}
+
+// release returns query terms to the pool; they must not be used afterwards.
+func release(qts []*queryTerm) {
+	for _, q := range qts {
+		qtPool.Put(q)
+	}
+}
+
 // Retrieve returns the top k documents for the query, best first; it implements retrieval.Retriever. A
 // query without indexed terms (for example only stopwords) returns no hits and no error.
 func (ix *Index) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
@@ -438,6 +450,7 @@ func (ix *Index) Search(ctx context.Context, query string, k int) (top []ScoredD
 	if err != nil || len(qts) == 0 {
 		return nil, err
 	}
+	defer release(qts)
 	defer func() {
 		// Postings are checked when the index is opened; this only guards against damage to files
 		// opened without checksums.
@@ -476,7 +489,8 @@ func (ix *Index) prepare(query string) ([]*queryTerm, error) {
 			pos = qts[len(qts)-1].pos + 1
 		}
 		for _, l := range ls[:nl] {
-			qt := &queryTerm{term: t, weight: w, pos: pos}
+			qt := qtPool.Get().(*queryTerm)
+			qt.term, qt.weight, qt.pos, qt.ub, qt.bscale = t, w, pos, 0, 0
 			if err := qt.cur.init(ix.postings, l, ix.Len()); err != nil {
 				return nil, fmt.Errorf("bm25 index %s: term %q: %w", ix.dir, t, err)
 			}
@@ -768,8 +782,11 @@ func (c *cursor) init(post []byte, l termList, ndocs int) error {
 		return c.initBlocks(post, l.off, l.n)
 	}
 	words, dirs := denseSizes(ndocs)
-	*c = cursor{dense: true, ones: l.kind == listOnes, bits: l.bits, dir: l.dir, nib: l.nib, esc: l.esc, words: words,
-		ndocs: ndocs, df: int(l.n), nb: dirs, wi: -1, rank: -1, block: -1}
+	// Field by field: the cursor may be reused, and zeroing its block arrays would cost more than the rest.
+	c.dense, c.ones = true, l.kind == listOnes
+	c.bits, c.dir, c.nib, c.esc = l.bits, l.dir, l.nib, l.esc
+	c.words, c.ndocs, c.df, c.nb = words, ndocs, int(l.n), dirs
+	c.wi, c.w, c.rank, c.block, c.doc, c.tf = -1, 0, -1, -1, 0, 0
 	return nil
 }
 
@@ -932,6 +949,9 @@ func (c *cursor) decode(stop int, target uint32) {
 		v := uint64(data[p])
 		if v < 0x80 {
 			p++
+		} else if b := uint64(data[p+1]); b < 0x80 {
+			v = v&0x7f | b<<7 // two bytes: most gaps of the rarer terms
+			p += 2
 		} else {
 			var w int
 			v, w = uvarint(data, p)
