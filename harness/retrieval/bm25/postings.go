@@ -9,10 +9,11 @@ import (
 // A term's postings are stored in one of two kinds (the first byte of the term's postings):
 //
 //   - kindBlocks: blocks of blockSize varint postings behind skip entries, for most terms;
-//   - kindDense: for a term in at least 1/denseDiv of the documents, two bitmaps over all documents:
-//     one of the documents where the term's tf is 1, with a score bound per denseWindow documents, and
-//     one of the documents where it is 2 or more, with a rank directory (and a bound) per denseWindow
-//     documents and the tfs as nibbles.
+//   - kindDense: for a term in at least 1/denseDiv of the documents, a bitmap over all documents of
+//     those where the term's tf is 1, with a score bound per denseWindow documents, and the postings
+//     with tf >= 2: when they are in at least 1/denseDiv of the documents themselves, as a second
+//     bitmap with a rank directory (and a bound) per denseWindow documents and the tfs as nibbles;
+//     otherwise block-encoded like a kindBlocks term.
 //
 // A dense term can be probed for a document in constant time (a bit test, and for tf >= 2 a rank and a
 // nibble) instead of by decoding a block up to it, which is where MaxScore spends its time: the frequent
@@ -24,14 +25,18 @@ const (
 	kindBlocks = 0
 	kindDense  = 1
 
-	denseDiv     = 16
+	denseDiv     = 32
 	denseWindow  = 256 // documents per directory entry: 4 bitmap words
 	dirEntrySize = 8   // tf >= 2 directory: uint32 postings before the window, float32 the window's bound
 	oneEntrySize = 4   // tf = 1 directory: float32 the window's bound
 	escEntrySize = 8   // uint32 posting number, uint32 tf
 	// denseHeaderSize is the kind byte, uint32 escape count, uint32 tf >= 2 postings, the tf = 1
-	// postings' smallest norm byte and float32 their largest tf/(tf+K).
-	denseHeaderSize = 1 + 4 + 4 + 1 + 4
+	// postings' smallest norm byte and float32 their largest tf/(tf+K), and the tf >= 2 postings' form
+	// (hiBits or hiBlocks).
+	denseHeaderSize = 1 + 4 + 4 + 1 + 4 + 1
+
+	hiBits   = 0
+	hiBlocks = 1
 )
 
 // denseSizes returns the bitmap words and directory entries of a dense term over n documents.
@@ -76,7 +81,10 @@ func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte
 			loMin = min(loMin, norms[d])
 		}
 	}
-	hiBits := make([]uint64, words)
+	if !isDense(nHi, len(norms)) {
+		return encodeDenseHiBlocks(docs, tfs, norms, K, data, nHi, loMin)
+	}
+	hiBm := make([]uint64, words)
 	loBits := make([]uint64, words)
 	hiDir := make([]byte, dirEntrySize*dirs)
 	loDir := make([]byte, oneEntrySize*dirs)
@@ -96,7 +104,7 @@ func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte
 			binary.LittleEndian.PutUint32(b, math.Float32bits(max(v, math.Float32frombits(binary.LittleEndian.Uint32(b)))))
 			continue
 		}
-		hiBits[d/64] |= 1 << (d % 64)
+		hiBm[d/64] |= 1 << (d % 64)
 		for ; e < w; e++ {
 			binary.LittleEndian.PutUint32(hiDir[dirEntrySize*(e+1):], uint32(r))
 		}
@@ -118,7 +126,8 @@ func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte
 	data = binary.LittleEndian.AppendUint32(data, uint32(nHi))
 	data = append(data, loMin)
 	data = binary.LittleEndian.AppendUint32(data, math.Float32bits(loBound))
-	for _, x := range hiBits {
+	data = append(data, hiBits)
+	for _, x := range hiBm {
 		data = binary.LittleEndian.AppendUint64(data, x)
 	}
 	data = append(data, hiDir...)
@@ -129,6 +138,40 @@ func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte
 	}
 	data = append(data, loDir...)
 	return data, bound
+}
+
+// encodeDenseHiBlocks appends a dense term whose tf >= 2 postings are block-encoded; nHi counts them
+// and loMin is the smallest norm byte of the others. It returns the term's largest tf/(tf+K).
+func encodeDenseHiBlocks(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte, nHi int, loMin uint8) ([]byte, float32) {
+	words, dirs := denseSizes(len(norms))
+	hiD := make([]uint32, 0, nHi)
+	hiT := make([]uint32, 0, nHi)
+	loBm := make([]uint64, words)
+	loDir := make([]byte, oneEntrySize*dirs)
+	var loBound float32
+	for k, d := range docs {
+		tf := tfs[k]
+		if tf > 1 {
+			hiD, hiT = append(hiD, d), append(hiT, tf)
+			continue
+		}
+		v := float32(tfNorm(1, K[norms[d]]))
+		loBm[d/64] |= 1 << (d % 64)
+		loBound = max(loBound, v)
+		b := loDir[oneEntrySize*int(d/denseWindow):]
+		binary.LittleEndian.PutUint32(b, math.Float32bits(max(v, math.Float32frombits(binary.LittleEndian.Uint32(b)))))
+	}
+	data = append(data, kindDense, 0, 0, 0, 0)
+	data = binary.LittleEndian.AppendUint32(data, uint32(nHi))
+	data = append(data, loMin)
+	data = binary.LittleEndian.AppendUint32(data, math.Float32bits(loBound))
+	data = append(data, hiBlocks)
+	data, hiBound := encodeBlocks(hiD, hiT, norms, K, data)
+	for _, x := range loBm {
+		data = binary.LittleEndian.AppendUint64(data, x)
+	}
+	data = append(data, loDir...)
+	return data, max(hiBound, loBound)
 }
 
 // encodeBlocks appends a block-encoded posting list: its skip entries, then its blocks. It returns the

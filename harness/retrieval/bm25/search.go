@@ -259,10 +259,32 @@ func (ix *Index) lists(inf termInfo) ([2]termList, int, error) {
 		}
 		words, dirs := denseSizes(ix.Len())
 		p := inf.off + denseHeaderSize
+		// parts: tf >= 2 bitmap, directory, nibbles, escapes (hiBits only); tf = 1 bitmap, directory.
+		var parts [6][]byte
 		sizes := [6]uint64{8 * uint64(words), dirEntrySize * uint64(dirs), (uint64(nHi) + 1) / 2, escEntrySize * nEsc,
 			8 * uint64(words), oneEntrySize * uint64(dirs)}
-		var parts [6][]byte
-		for i, n := range sizes {
+		first := 0
+		hiForm := h[13]
+		switch hiForm {
+		case hiBits:
+		case hiBlocks:
+			if nEsc != 0 {
+				return ls, 0, errCorrupt
+			}
+			first = 4
+			if nHi > 0 {
+				end, err := listEnd(post, p, nHi)
+				if err != nil {
+					return ls, 0, err
+				}
+				parts[0] = post[p:end] // the block list, for the error check below only
+				p = end
+			}
+		default:
+			return ls, 0, errCorrupt
+		}
+		for i := first; i < len(sizes); i++ {
+			n := sizes[i]
 			if p+n > uint64(len(post)) {
 				return ls, 0, errCorrupt
 			}
@@ -274,6 +296,9 @@ func (ix *Index) lists(inf termInfo) ([2]termList, int, error) {
 			// The tf >= 2 list keeps the term's bounds (valid for any part of its postings).
 			ls[nl] = termList{kind: listDense, n: nHi, bound: inf.bound, maxTf: inf.maxTf, minNrm: inf.minNrm,
 				bits: parts[0], dir: parts[1], nib: parts[2], esc: parts[3]}
+			if hiForm == hiBlocks {
+				ls[nl] = termList{kind: listBlocks, off: inf.off + denseHeaderSize, n: nHi, bound: inf.bound, maxTf: inf.maxTf, minNrm: inf.minNrm}
+			}
 			nl++
 		}
 		if nHi < inf.df {
@@ -284,6 +309,21 @@ func (ix *Index) lists(inf termInfo) ([2]termList, int, error) {
 		return ls, nl, nil
 	}
 	return ls, 0, errCorrupt
+}
+
+// listEnd returns the offset just past the block-encoded list of n > 0 postings whose skip entries start
+// at off.
+func listEnd(post []byte, off uint64, n uint32) (uint64, error) {
+	nb := (uint64(n) + blockSize - 1) / blockSize
+	end := off + nb*skipEntrySize
+	if end > uint64(len(post)) {
+		return 0, errCorrupt
+	}
+	dataLen := uint64(binary.LittleEndian.Uint32(post[end-skipEntrySize+4:]))
+	if end+dataLen > uint64(len(post)) {
+		return 0, errCorrupt
+	}
+	return end + dataLen, nil
 }
 
 // Doc returns the stored document with ordinal i.
@@ -348,7 +388,7 @@ func (ix *Index) Verify() (err error) {
 			m, prev, escs := 0, int64(-1), 0
 			for c.next(); c.doc != noDoc; c.next() {
 				bad := int64(c.doc) <= prev || int64(c.doc) >= ix.meta.Docs || c.tf == 0 ||
-					l.kind == listOnes && c.tf != 1 || l.kind == listDense && (c.tf < 2 || c.rankBefore(c.doc) != c.rank)
+					l.kind == listOnes && c.tf != 1 || nl == 2 && j == 0 && c.tf < 2 || l.kind == listDense && c.rankBefore(c.doc) != c.rank
 				if bad {
 					return fmt.Errorf("bm25 index %s: term %q: list %d: posting %d (doc %d, tf %d) out of order or range", ix.dir, ix.term(i), j, m, c.doc, c.tf)
 				}
@@ -368,13 +408,13 @@ func (ix *Index) Verify() (err error) {
 			n += m
 		}
 		if nl == 2 {
-			// Every posting is in exactly one list.
+			// Every posting is in exactly one list: probe the tf = 1 bitmap for the other list's documents.
 			a, b := &cs[0], &cs[1]
 			a.init(ix.postings, ls[0], ix.Len())
 			b.init(ix.postings, ls[1], ix.Len())
-			for b.next(); b.doc != noDoc; b.next() {
-				if a.probe(b.doc) != 0 {
-					return fmt.Errorf("bm25 index %s: term %q: doc %d is in both posting lists", ix.dir, ix.term(i), b.doc)
+			for a.next(); a.doc != noDoc; a.next() {
+				if b.probe(a.doc) != 0 {
+					return fmt.Errorf("bm25 index %s: term %q: doc %d is in both posting lists", ix.dir, ix.term(i), a.doc)
 				}
 			}
 		}
