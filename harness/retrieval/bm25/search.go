@@ -580,7 +580,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
-	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
+	contrib := make([]float64, npos)  // by query position; zero when the term is absent (scores are > 0)
 	termBest := make([]float64, npos) // block-max: each term's bound in a window
 	blockMax := true
 	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
