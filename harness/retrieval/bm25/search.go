@@ -587,6 +587,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 	for _, q := range qts {
 		blockMax = blockMax && q.bscale > 0
 	}
+	exact, norms, kt := ix.params.ExactLength, ix.norms, &ix.k
 	h := topK{k: k}
 	theta := math.Inf(-1)
 	ess := 0 // qts[:ess] are non-essential
@@ -648,12 +649,23 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 			windowEnd = upTo
 		}
 		s := 0.0
+		nrm := norms[d] // read once for every list (the score's norm; unused with exact lengths)
 		for _, q := range qts[ess:] {
 			if q.cur.doc == d {
-				v := ix.score(q, d, q.cur.tf)
+				var v float64
+				if exact {
+					v = ix.score(q, d, q.cur.tf)
+				} else {
+					v = q.weight * tfNorm(float64(q.cur.tf), kt[nrm]) // as score computes it
+				}
 				contrib[q.pos] = v
 				s += v
-				q.cur.next()
+				if c := &q.cur; c.i < c.m { // next, inlined
+					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+					c.i++
+				} else {
+					c.nextSlow()
+				}
 			}
 		}
 		pruned := false
@@ -667,13 +679,27 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				continue // the document is in the term's other list
 			}
 			var tf uint32
-			if q.cur.dense {
-				tf = q.cur.probe(d)
-			} else if q.cur.advance(d); q.cur.doc == d {
-				tf = q.cur.tf
+			if c := &q.cur; c.dense {
+				if c.word(int(d/64))>>(d%64)&1 != 0 { // probe, inlined
+					if tf = 1; !c.ones {
+						tf = c.tfAt(c.rankBefore(d))
+					}
+				}
+			} else {
+				if q.cur.doc < d {
+					q.cur.advance(d)
+				}
+				if q.cur.doc == d {
+					tf = q.cur.tf
+				}
 			}
 			if tf != 0 {
-				v := ix.score(q, d, tf)
+				var v float64
+				if exact {
+					v = ix.score(q, d, tf)
+				} else {
+					v = q.weight * tfNorm(float64(tf), kt[nrm])
+				}
 				contrib[q.pos] = v
 				s += v
 			}
@@ -826,7 +852,7 @@ func (c *cursor) init(post []byte, l termList, ndocs int) error {
 	c.dense, c.ones = true, l.kind == listOnes
 	c.bits, c.dir, c.nib, c.esc = l.bits, l.dir, l.nib, l.esc
 	c.words, c.ndocs, c.df, c.nb = words, ndocs, int(l.n), dirs
-	c.wi, c.w, c.rank, c.block, c.doc, c.tf = -1, 0, -1, -1, 0, 0
+	c.wi, c.w, c.rank, c.block, c.doc, c.tf, c.i, c.m = -1, 0, -1, -1, 0, 0, 0, 0
 	return nil
 }
 
@@ -878,8 +904,7 @@ func (c *cursor) tfAt(r int) uint32 {
 // probe returns a dense term's tf in document d, 0 when d does not have the term. The cursor does not
 // move.
 func (c *cursor) probe(d uint32) uint32 {
-	w := c.word(int(d / 64))
-	if w>>(d%64)&1 == 0 {
+	if c.word(int(d/64))>>(d%64)&1 == 0 {
 		return 0
 	}
 	if c.ones {
@@ -1022,6 +1047,15 @@ func (c *cursor) decode(stop int, target uint32) {
 
 // next moves to the next posting, or sets doc to noDoc at the end.
 func (c *cursor) next() {
+	if c.i < c.m { // the common case, small enough to inline (a dense cursor keeps i == m == 0)
+		c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+		c.i++
+		return
+	}
+	c.nextSlow()
+}
+
+func (c *cursor) nextSlow() {
 	if c.dense {
 		c.nextDense()
 		return
