@@ -807,11 +807,11 @@ func (t *topK) sorted() []ScoredDoc {
 
 const noDoc = math.MaxUint32
 
-// cursor iterates one term's postings. For a block-encoded term (kindBlocks) a block is decoded into
-// docs and tfs lazily: next decodes the rest of the block at once (sequential iteration), advance only as
-// far as its target (probes of non-essential terms), so that next and advance are mostly array steps. A
-// dense term (kindDense) is iterated over its bitmap, and probe looks a document up without moving the
-// cursor. For a dense term the "blocks" are the directory's windows of denseWindow documents.
+// cursor iterates one posting list (a termList). For a block-encoded list a block is decoded into docs
+// and tfs lazily: next decodes the rest of the block at once (sequential iteration), advance only as far
+// as its target (probes of non-essential lists), so that next and advance are mostly array steps. A
+// dense list (a bitmap) is iterated word by word, and probe looks a document up without moving the
+// cursor; its "blocks" are the directory's windows of denseWindow documents.
 type cursor struct {
 	skips []byte // nblocks entries of (last doc, end offset)
 	data  []byte
