@@ -582,6 +582,12 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 	}
 	contrib := make([]float64, npos)  // by query position; zero when the term is absent (scores are > 0)
 	termBest := make([]float64, npos) // block-max: each term's bound in a window
+	// Within a block-max window, wprefix replaces prefix: the same sums of the non-essential lists'
+	// bounds, but with their block bounds over the window. pre is the one in use.
+	wprefix := make([]float64, nq+1)
+	wlist := make([]float64, nq)
+	wTermMax := make([]float64, npos)
+	pre := prefix
 	blockMax := true
 	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
 	for _, q := range qts {
@@ -622,7 +628,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 					termBest[q.pos] = max(termBest[q.pos], q.bscale*q.cur.blockBound(q.cur.block))
 				}
 			}
-			for _, q := range qts[:ess] {
+			for i, q := range qts[:ess] {
 				c := &q.cur
 				best := 0.0
 				for b := c.blockAt(c.block, d); b < c.nb; b++ {
@@ -631,7 +637,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 						break
 					}
 				}
-				termBest[q.pos] = max(termBest[q.pos], q.bscale*best)
+				wlist[i] = q.bscale * best
+				termBest[q.pos] = max(termBest[q.pos], wlist[i])
 			}
 			wub := 0.0
 			for _, v := range termBest {
@@ -647,6 +654,12 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				continue
 			}
 			windowEnd = upTo
+			clear(wTermMax)
+			for i, q := range qts[:ess] {
+				wprefix[i+1] = wprefix[i] + max(0, wlist[i]-wTermMax[q.pos])
+				wTermMax[q.pos] = max(wTermMax[q.pos], wlist[i])
+			}
+			pre = wprefix
 		}
 		s := 0.0
 		nrm := norms[d] // read once for every list (the score's norm; unused with exact lengths)
@@ -670,7 +683,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		}
 		pruned := false
 		for i := ess - 1; i >= 0; i-- {
-			if s+prefix[i+1] < theta {
+			if s+pre[i+1] < theta {
 				pruned = true
 				break
 			}
@@ -713,8 +726,13 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				h.push(ScoredDoc{Doc: d, Score: s})
 				if h.len() == k {
 					theta = h.min().Score
+					e := ess
 					for ess < nq && prefix[ess+1] < theta {
 						ess++
+					}
+					if ess != e {
+						// The window's bounds cover the old non-essential lists only: check a new one.
+						windowEnd, pre = noDoc, prefix
 					}
 				}
 			}
