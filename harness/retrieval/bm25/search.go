@@ -600,14 +600,22 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 	for _, q := range qts {
 		q.cur.next()
 	}
+	// next is the candidate after d, found while stepping the lists that matched d, so that the essential
+	// lists are passed over once per candidate; haveNext is false when it has to be searched for again.
+	next, haveNext := uint32(noDoc), false
 	for {
 		// The next candidate: the smallest current document among essential terms.
 		d := uint32(noDoc)
-		for _, q := range qts[ess:] {
-			if q.cur.doc < d {
-				d = q.cur.doc
+		if haveNext {
+			d = next
+		} else {
+			for _, q := range qts[ess:] {
+				if q.cur.doc < d {
+					d = q.cur.doc
+				}
 			}
 		}
+		haveNext = false
 		if d == noDoc {
 			break
 		}
@@ -663,8 +671,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		}
 		s := 0.0
 		nrm := norms[d] // read once for every list (the score's norm; unused with exact lengths)
+		next = noDoc
 		for _, q := range qts[ess:] {
-			if q.cur.doc == d {
+			if q.cur.doc != d {
+				next = min(next, q.cur.doc)
+			} else {
 				var v float64
 				if exact {
 					v = ix.score(q, d, q.cur.tf)
@@ -673,14 +684,17 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				}
 				contrib[q.pos] = v
 				s += v
-				if c := &q.cur; c.i < c.m { // next, inlined
+				c := &q.cur
+				if c.i < c.m { // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
 				} else {
 					c.nextSlow()
 				}
+				next = min(next, c.doc)
 			}
 		}
+		haveNext = true
 		pruned := false
 		for i := ess - 1; i >= 0; i-- {
 			if s+pre[i+1] < theta {
@@ -733,6 +747,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 					if ess != e {
 						// The window's bounds cover the old non-essential lists only: check a new one.
 						windowEnd, pre = noDoc, prefix
+						haveNext = false // next is over the old essential lists
 					}
 				}
 			}
