@@ -580,7 +580,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
-	contrib := make([]float64, npos)  // by query position; zero when the term is absent (scores are > 0)
+	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
+	touched := make([]int, 0, nq) // the positions written in contrib for the current candidate
 	termBest := make([]float64, npos) // block-max: each term's bound in a window
 	// Within a block-max window, wprefix replaces prefix: the same sums of the non-essential lists'
 	// bounds, but with their block bounds over the window. pre is the one in use.
@@ -683,6 +684,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 					v = q.weight * tfNorm(float64(q.cur.tf), kt[nrm]) // as score computes it
 				}
 				contrib[q.pos] = v
+				touched = append(touched, q.pos)
 				s += v
 				c := &q.cur
 				if c.i < c.m { // next, inlined
@@ -728,6 +730,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 					v = q.weight * tfNorm(float64(tf), kt[nrm])
 				}
 				contrib[q.pos] = v
+				touched = append(touched, q.pos)
 				s += v
 			}
 		}
@@ -752,7 +755,10 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 				}
 			}
 		}
-		clear(contrib)
+		for _, p := range touched { // reset what was written, cheaper than clearing every position
+			contrib[p] = 0
+		}
+		touched = touched[:0]
 	}
 	return h.sorted()
 }
