@@ -580,8 +580,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
-	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
-	touched := make([]int, 0, nq) // the positions written in contrib for the current candidate
+	contrib := make([]float64, npos)  // by query position; zero when the term is absent (scores are > 0)
+	touched := make([]int, 0, nq)     // the positions written in contrib for the current candidate
 	termBest := make([]float64, npos) // block-max: each term's bound in a window
 	// Within a block-max window, wprefix replaces prefix: the same sums of the non-essential lists'
 	// bounds, but with their block bounds over the window. pre is the one in use.
