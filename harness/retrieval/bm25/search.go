@@ -621,20 +621,31 @@ func (ix *Index) maxScore(qts []*queryTerm, k int) []ScoredDoc {
 			break
 		}
 		if h.len() == k && blockMax && (d > windowEnd || windowEnd == noDoc) {
-			// Block-max: bound every document up to the end of the essential terms' current blocks; when
-			// none can beat the k-th score, skip them all without decoding. The window is checked once;
-			// its documents are then scored one by one.
+			// Block-max: bound every document from d up to the end of the essential lists' current blocks,
+			// or minWindow documents if that is further, by the largest block bounds of every list over the
+			// window; when none can beat the k-th score, skip them all without decoding. The window is
+			// checked once; its documents are then scored one by one.
 			upTo := uint32(noDoc)
 			for _, q := range qts[ess:] {
 				if q.cur.doc != noDoc {
 					upTo = min(upTo, q.cur.lastDoc(q.cur.block))
 				}
 			}
+			if upTo != noDoc {
+				upTo = max(upTo, d+minWindow-1) // fewer, wider windows: each check costs a pass over all lists
+			}
 			// A document is in at most one list of a term: a term's bound is the largest of its lists'.
 			clear(termBest)
 			for _, q := range qts[ess:] {
-				if q.cur.doc != noDoc {
-					termBest[q.pos] = max(termBest[q.pos], q.bscale*q.cur.blockBound(q.cur.block))
+				if c := &q.cur; c.doc != noDoc {
+					best := 0.0
+					for b := c.block; b < c.nb; b++ {
+						best = max(best, c.blockBound(b))
+						if c.lastDoc(b) >= upTo {
+							break
+						}
+					}
+					termBest[q.pos] = max(termBest[q.pos], q.bscale*best)
 				}
 			}
 			for i, q := range qts[:ess] {
@@ -845,6 +856,10 @@ func (t *topK) sorted() []ScoredDoc {
 }
 
 const noDoc = math.MaxUint32
+
+// minWindow is the least number of documents a block-max window covers (measured: 1,024 -> 4,096 gained
+// 4%, 16,384 another 1-2%).
+const minWindow = 4096
 
 // cursor iterates one posting list (a termList). For a block-encoded list a block is decoded into docs
 // and tfs lazily: next decodes the rest of the block at once (sequential iteration), advance only as far
