@@ -22,13 +22,24 @@ import (
 //	terms.bin     the terms' bytes, sorted, concatenated
 //	termoff.bin   uint64 offset of each term in terms.bin, plus the end (V+1 values)
 //	terminfo.bin  per term (in sorted order) a termInfo record (termInfoSize bytes)
-//	postings.bin  per term: nblocks skip entries (uint32 last doc, uint32 end offset of the block in the
-//	              term's block data, float32 the block's largest tf/(tf+K) under the default k1 and b),
-//	              then the blocks; a block holds up to blockSize postings, each a uvarint doc gap g<<1|1
-//	              when tf is 1, or g<<1 followed by uvarint tf.
+//	postings.bin  per term, at the offset its termInfo gives, a kind byte (see postings.go), then:
+//	              kind 0 (blocks): ceil(df/blockSize) skip entries (uint32 last doc, uint32 end offset
+//	              of the block in the list's block data, float32 the block's largest tf/(tf+K) under the
+//	              default k1 and b), then the blocks; a block holds up to blockSize postings, each a
+//	              uvarint doc gap g<<1|1 when tf is 1, or g<<1 followed by uvarint tf.
+//	              kind 1 (dense: terms in at least 1/denseDiv of the documents): uint32 escape count e,
+//	              uint32 h the postings with tf >= 2, the tf = 1 postings' smallest norm byte, float32
+//	              their largest tf/(tf+K), and a form byte. Form 0 (h is also at least 1/denseDiv of the
+//	              documents): a bitmap of ceil(docs/64) uint64 words of the tf >= 2 documents, per
+//	              denseWindow documents a directory entry (uint32 postings before the window, float32
+//	              the window's largest tf/(tf+K), 0 when empty), the tfs in posting order, two per byte
+//	              (low nibble first, 0 meaning tf > 15), then e escapes (uint32 posting number, uint32
+//	              tf). Form 1 (e is 0): the tf >= 2 postings as a kind-0 list without its kind byte
+//	              (nothing when h is 0). Both forms then end with the bitmap of the tf = 1 documents and
+//	              per denseWindow documents a float32, the window's largest tf/(tf+K).
 const (
 	formatName    = "ragbench-bm25"
-	formatVersion = 2
+	formatVersion = 3
 	blockSize     = 128
 	termInfoSize  = 24
 	skipEntrySize = 12
