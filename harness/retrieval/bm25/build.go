@@ -227,7 +227,7 @@ func (w *worker) resolve(tok []byte, b *batch) int32 {
 		if int(lid) == n {
 			b.newTok = append(b.newTok, t)
 			b.newHash = append(b.newHash, h)
-			w.seen = append(w.seen, seenRec{})
+			w.seen = appendDoubling(w.seen, seenRec{})
 		}
 	}
 	w.tok.put(tok, id)
@@ -757,7 +757,12 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		counts[k]++
 	}
 	sc.counts = counts
+	// Reserve the run's likely size (about 2.2 bytes per posting on text) at once: growing by append
+	// copies the buffer many times over.
 	enc := sc.enc[:0]
+	if est := 3*n + 1<<20; cap(enc) < est {
+		enc = make([]byte, 0, est)
+	}
 	nGran := granCount(job.nTerms)
 	starts := make([]int64, 0, nGran)
 	for i := 0; i < n; {
