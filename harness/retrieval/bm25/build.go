@@ -34,7 +34,7 @@ type Options struct {
 	// MemoryBudget bounds the memory of buffered and sorting postings in bytes (default 1 GiB): postings
 	// are cut into runs (at most 8M postings each, fewer when the budget requires), which are sorted and
 	// spilled to run files while the next fills and merged at the end. The term dictionaries are held in
-	// memory in addition, about 100 bytes per distinct term and worker.
+	// memory in addition, about 100 bytes per distinct term.
 	MemoryBudget int64
 	// Workers analyze documents in parallel (default GOMAXPROCS).
 	Workers int
@@ -116,33 +116,24 @@ const batchDocs = 256
 // them; a worker analyzes them (and drops the text); the accumulator assigns global term ids and hands
 // the batch, which from then on holds only its postings, to a spill.
 type batch struct {
-	seq    int
-	first  uint32 // ordinal of the first document
-	worker int
-	docs   []corpus.Document
-	// Filled by the worker: per document its length and its distinct local term ids with frequencies.
-	lens    []uint32
-	ends    []int32 // end of each document's entries in ids/tfs
-	ids     []int32 // local term ids; the spill rewrites them to global ids in place
-	tfs     []uint32
-	newTok  []string // stems of the worker's local ids first used in this batch, in id order
-	newHash []uint64 // their hashes (termSeed), for the accumulator's termIndex
+	seq   int
+	first uint32 // ordinal of the first document
+	docs  []corpus.Document
+	// Filled by the worker: per document its length and its distinct term ids with frequencies.
+	lens []uint32
+	ends []int32 // end of each document's entries in ids/tfs
+	ids  []int32 // vocabulary ids; the accumulator rewrites them to global ids in place
+	tfs  []uint32
 }
 
-// worker analyzes documents. Its local ids name distinct terms (after stemming): tok caches each
-// lowercased token's local id, and stems (over terms) gives a term's local id the first time another
-// token stems to it. The accumulator translates local ids to global term ids in document order, so the
-// index does not depend on scheduling.
+// worker analyzes documents into vocabulary ids (see vocab), which all workers share.
 type worker struct {
 	an     Analyzer
 	fields Fields
-	tok    *tokTable // lowercased token -> local term id, or -1 for a stopword
-	// stems maps a term (hashed with termSeed) to its local id, an index into terms.
-	stems    *termIndex
-	terms    []string
-	termSeed maphash.Seed
-	// seen holds per local id the index+1 of the document that last saw it, within the batch, and its
-	// entry index in that document (side by side: one cache line per lookup).
+	voc    *vocab
+	view   tokView // voc.tok with this worker's hot cache
+	// seen holds per vocabulary id the index+1 of the document that last saw it, within the batch, and
+	// its entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
 	// Capacity hints for the next batch's postings (batches are kept until their run is spilled, so each
 	// gets fresh arrays).
@@ -155,6 +146,10 @@ type worker struct {
 
 type seenRec struct{ mark, slot int32 }
 
+func newWorker(an Analyzer, fields Fields, voc *vocab) *worker {
+	return &worker{an: an, fields: fields, voc: voc, view: newTokView(voc.tok)}
+}
+
 func (w *worker) process(b *batch) {
 	if cap(b.ids) == 0 && w.hintIDs > 0 {
 		b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
@@ -164,8 +159,6 @@ func (w *worker) process(b *batch) {
 	b.ends = b.ends[:0]
 	b.ids = b.ids[:0]
 	b.tfs = b.tfs[:0]
-	b.newTok = b.newTok[:0]
-	b.newHash = b.newHash[:0]
 	possessive := w.an == AnalyzerEnglish
 	for di := range b.docs {
 		d := &b.docs[di]
@@ -178,16 +171,20 @@ func (w *worker) process(b *batch) {
 		if w.fields != FieldsTitle {
 			w.buf, w.toks = appendTokens(w.buf, w.toks, d.Text, possessive)
 		}
-		w.vals = w.tok.lookupAll(w.buf, w.toks, w.vals[:0])
+		var unknown int
+		w.vals, unknown = w.view.lookupAll(w.buf, w.toks, w.vals[:0])
+		if unknown > 0 {
+			w.voc.resolve(w.buf, w.toks, w.vals)
+		}
 		var n uint32
-		for i, id := range w.vals {
-			if id == tokUnknown {
-				id = w.resolve(w.buf[w.toks[i].s:w.toks[i].e], b)
-			}
+		for _, id := range w.vals {
 			if id < 0 {
 				continue
 			}
 			n++
+			if int(id) >= len(w.seen) {
+				w.seen = growTo(w.seen, int(id)+1)
+			}
 			sr := &w.seen[id]
 			if sr.mark == mark {
 				b.tfs[sr.slot]++
@@ -208,30 +205,17 @@ func (w *worker) process(b *batch) {
 	w.hintIDs = len(b.ids)
 }
 
-// resolve gives a token that was not in the token table when its document was looked up its local id
-// (or -1 for a stopword), adding it to the table; the token may have been added by an earlier token
-// of the same document.
-func (w *worker) resolve(tok []byte, b *batch) int32 {
-	if id, ok := w.tok.get(tok); ok {
-		return id
+// growTo returns s with length at least n (new entries zero), doubling its capacity when it must grow.
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
 	}
-	id := int32(-1)
-	if t, keep := termOf(w.an, tok); keep {
-		// A term seen before (from another token with the same stem) keeps its id; the hash is the
-		// one the accumulator needs for a new term.
-		h := maphash.String(w.termSeed, t)
-		n := len(w.terms)
-		var lid uint32
-		lid, w.terms = w.stems.getOrAdd(t, h, w.terms)
-		id = int32(lid)
-		if int(lid) == n {
-			b.newTok = append(b.newTok, t)
-			b.newHash = append(b.newHash, h)
-			w.seen = append(w.seen, seenRec{})
-		}
+	if n > cap(s) {
+		ns := make([]T, len(s), max(2*cap(s), n, 256))
+		copy(ns, s)
+		s = ns
 	}
-	w.tok.put(tok, id)
-	return id
+	return s[:n]
 }
 
 // posting is one (term, document, frequency) triple of a run being sorted.
@@ -242,9 +226,8 @@ type posting struct{ term, doc, tf uint32 }
 type runJob struct {
 	idx     int
 	batches []*batch
-	n       int       // postings
-	trans   [][]int32 // per worker: local id -> global id (a snapshot; only appended to afterwards)
-	nTerms  int       // global terms known when the job was cut
+	n       int // postings
+	nTerms  int // global terms known when the job was cut
 }
 
 // run is a spilled run file: per term (increasing global id) uvarint term id, uvarint count, then per
@@ -301,11 +284,12 @@ type builder struct {
 	runDir string
 	start  time.Time
 
-	// Accumulator state (one goroutine).
-	terms    *termIndex
-	termSeed maphash.Seed // the hash seed of terms, shared with the workers
+	voc *vocab
+	// Accumulator state (one goroutine). Global term ids follow the terms' first occurrence in document
+	// order; termList is filled from voc at the end.
+	trans    []int32  // vocabulary id -> global id + 1 (0: not seen yet)
+	global   []uint32 // global id -> vocabulary id
 	termList []string
-	trans    [][]int32 // per worker: local id -> global id
 	lens     []uint32
 	runCap   int // postings per run
 	cur      *runJob
@@ -332,9 +316,8 @@ func runCapFor(budget int64, workers int) int {
 func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	opt := b.opt
 	b.meta = Meta{Format: formatName, Version: formatVersion, Analyzer: opt.Analyzer, Fields: opt.Fields, K1: opt.K1, B: opt.B, Files: map[string]FileSum{}}
-	b.terms = newTermIndex()
-	b.termSeed = maphash.MakeSeed()
-	b.trans = make([][]int32, opt.Workers)
+	b.voc = newVocab(opt.Analyzer)
+	defer b.voc.release()
 	b.pending = map[int]*batch{}
 	b.runCap = runCapFor(opt.MemoryBudget, opt.Workers)
 
@@ -368,17 +351,15 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	var wg sync.WaitGroup
 	for i := 0; i < opt.Workers; i++ {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
-			w := &worker{an: opt.Analyzer, fields: opt.Fields, tok: newTokTable(), stems: newTermIndex(), termSeed: b.termSeed}
+			w := newWorker(opt.Analyzer, opt.Fields, b.voc)
 			for bt := range work {
-				bt.worker = i
 				w.process(bt)
 				bt.docs = nil
 				done <- bt
 			}
-			w.tok.release()
-		}(i)
+		}()
 	}
 	// The store goroutine checks documents and writes the document store, in order.
 	storeErr := make(chan error, 1)
@@ -436,6 +417,13 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		return nil, err
 	}
 	b.note("all runs spilled")
+	// The workers are done: name the global terms.
+	b.termList = make([]string, len(b.global))
+	for g, v := range b.global {
+		b.termList[g] = b.voc.terms[v]
+	}
+	b.global, b.trans = nil, nil
+	b.voc.release()
 	if err := b.finish(ctx); err != nil {
 		return nil, err
 	}
@@ -625,14 +613,20 @@ func (b *builder) accept(ctx context.Context, bt *batch) error {
 // apply gives the batch's new terms their global ids (in document order, so that ids do not depend on
 // scheduling), records the document lengths and adds the batch to the run being filled.
 func (b *builder) apply(ctx context.Context, bt *batch) error {
-	tr := b.trans[bt.worker]
-	for i, t := range bt.newTok {
-		var id uint32
-		id, b.termList = b.terms.getOrAdd(t, bt.newHash[i], b.termList)
-		tr = append(tr, int32(id))
+	tr, global := b.trans, b.global
+	for j, id := range bt.ids {
+		if int(id) >= len(tr) {
+			tr = growTo(tr, int(id)+1)
+		}
+		g := tr[id]
+		if g == 0 {
+			global = appendDoubling(global, uint32(id))
+			g = int32(len(global))
+			tr[id] = g
+		}
+		bt.ids[j] = g - 1
 	}
-	b.trans[bt.worker] = tr
-	bt.newTok, bt.newHash = nil, nil
+	b.trans, b.global = tr, global
 	for _, n := range bt.lens {
 		if n == 0 {
 			b.meta.Empty++
@@ -658,7 +652,7 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 		b.lastShow = time.Now()
 		el := time.Since(b.start).Seconds()
 		fmt.Fprintf(b.opt.Progress, "bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
-			len(b.lens), len(b.termList), b.nJobs, float64(len(b.lens))/el)
+			len(b.lens), len(b.global), b.nJobs, float64(len(b.lens))/el)
 	}
 	return nil
 }
@@ -669,8 +663,7 @@ func (b *builder) submit(ctx context.Context) error {
 	b.cur = nil
 	job.idx = b.nJobs
 	b.nJobs++
-	job.trans = append([][]int32(nil), b.trans...)
-	job.nTerms = len(b.termList)
+	job.nTerms = len(b.global)
 	b.runsMu.Lock()
 	b.runs = append(b.runs, run{})
 	b.runsMu.Unlock()
@@ -718,10 +711,7 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	counts := sc.counts[:0]
 	counts = append(counts, make([]int, int(lowMask)+2)...)
 	for _, bt := range job.batches {
-		tr := job.trans[bt.worker]
-		for j, id := range bt.ids {
-			g := tr[id]
-			bt.ids[j] = g
+		for _, g := range bt.ids {
 			counts[uint32(g)&lowMask+1]++
 		}
 	}
@@ -757,7 +747,12 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		counts[k]++
 	}
 	sc.counts = counts
+	// Reserve the run's likely size (about 2.2 bytes per posting on text) at once: growing by append
+	// copies the buffer many times over.
 	enc := sc.enc[:0]
+	if est := 3*n + 1<<20; cap(enc) < est {
+		enc = make([]byte, 0, est)
+	}
 	nGran := granCount(job.nTerms)
 	starts := make([]int64, 0, nGran)
 	for i := 0; i < n; {

@@ -1,7 +1,6 @@
 package bm25
 
 import (
-	"hash/maphash"
 	"os"
 	"strconv"
 	"testing"
@@ -37,7 +36,7 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		bts = append(bts, bt)
 	}
-	w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: newTermIndex(), termSeed: maphash.MakeSeed()}
+	w := newWorker(AnalyzerEnglish, FieldsTitleText, newVocab(AnalyzerEnglish))
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
@@ -68,12 +67,13 @@ func BenchmarkWorkerVocab(b *testing.B) {
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
-		w := &worker{an: AnalyzerEnglish, fields: FieldsTitleText, tok: newTokTable(), stems: newTermIndex(), termSeed: maphash.MakeSeed()}
+		voc := newVocab(AnalyzerEnglish)
+		w := newWorker(AnalyzerEnglish, FieldsTitleText, voc)
 		for _, bt := range bts {
 			bt.ids, bt.tfs = nil, nil
 			w.process(bt)
 		}
-		w.tok.release()
+		voc.release()
 	}
 	b.ReportMetric(float64(b.N*len(bts)*batchDocs)/(CPUTime()-c0).Seconds(), "docs/cpu-s")
 }

@@ -27,7 +27,7 @@ func (x *termIndex) getOrAdd(t string, h uint64, list []string) (uint32, []strin
 		s := &x.slots[i]
 		if s.id1 == 0 {
 			id := uint32(len(list))
-			list = append(list, t)
+			list = appendDoubling(list, t)
 			s.hash, s.id1 = h32, id+1
 			x.n++
 			if 2*x.n > len(x.slots) {
@@ -56,4 +56,16 @@ func (x *termIndex) grow() {
 			}
 		}
 	}
+}
+
+// appendDoubling appends v to s, doubling the capacity when s is full. append grows large slices by about
+// 1.25x, so a list that grows to millions of entries (the term lists, one per worker and the global one)
+// is copied about five times over; doubling copies it about once.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		ns := make([]T, len(s), max(2*cap(s), 256))
+		copy(ns, s)
+		s = ns
+	}
+	return append(s, v)
 }

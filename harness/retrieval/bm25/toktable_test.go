@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -52,19 +53,87 @@ func TestLookupAll(t *testing.T) {
 		buf = append(buf, k...)
 		toks = append(toks, tokRef{s: uint32(start), e: uint32(len(buf))})
 	}
+	view := newTokView(tt)
 	for round := 0; round < 2; round++ {
-		got := tt.lookupAll(buf, toks, nil)
+		got, unknown := view.lookupAll(buf, toks, nil)
+		nUnknown := 0
 		for i, tk := range toks {
 			k := string(buf[tk.s:tk.e])
 			v, ok := want[k]
-			if !ok {
+			if !ok || len(k) > inlineKey { // long keys are left to resolve
 				v = tokUnknown
 			}
 			if got[i] != v {
 				t.Fatalf("round %d: lookupAll(%q) = %d, want %d", round, k, got[i], v)
 			}
+			if v == tokUnknown {
+				nUnknown++
+			}
+		}
+		if unknown != nUnknown {
+			t.Fatalf("round %d: lookupAll reported %d unknown tokens, want %d", round, unknown, nUnknown)
 		}
 	}
+}
+
+// TestTokTableConcurrent has goroutines insert overlapping key sets while they look keys up without the
+// lock (run it with -race): every value found must be the key's, every key put must be found afterwards,
+// and the table must grow many times meanwhile.
+func TestTokTableConcurrent(t *testing.T) {
+	tt := newTokTable()
+	valOf := func(i int) int32 { return int32(i*31 + 7) }
+	keyOf := func(i int) string {
+		if i%101 == 0 {
+			return strings.Repeat("L", 30) + fmt.Sprint(i)
+		}
+		return fmt.Sprintf("c%d", i)
+	}
+	const n = 20000
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			view := newTokView(tt)
+			var buf []byte
+			var toks []tokRef
+			for i := g; i < n; i += 2 { // goroutines 0,2 and 1,3 insert the same keys
+				k := keyOf(i)
+				tt.put([]byte(k), valOf(i))
+				// Look up a window of keys, some put by others, some not yet.
+				buf, toks = buf[:0], toks[:0]
+				for j := max(0, i-8); j < i+8; j++ {
+					s := len(buf)
+					buf = append(buf, keyOf(j)...)
+					toks = append(toks, tokRef{s: uint32(s), e: uint32(len(buf))})
+				}
+				got, _ := view.lookupAll(buf, toks, nil)
+				for x, v := range got {
+					j := max(0, i-8) + x
+					if v != tokUnknown && v != valOf(j) {
+						errs <- fmt.Errorf("lookupAll(%q) = %d, want %d", keyOf(j), v, valOf(j))
+						return
+					}
+					if j == i && len(keyOf(j)) <= inlineKey && v != valOf(j) {
+						errs <- fmt.Errorf("lookupAll(%q) right after put = %d, want %d", keyOf(j), v, valOf(j))
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if v, ok := tt.get([]byte(keyOf(i))); !ok || v != valOf(i) {
+			t.Fatalf("get(%q) = %d, %v; want %d", keyOf(i), v, ok, valOf(i))
+		}
+	}
+	tt.release()
 }
 
 // TestTermIndex checks the accumulator's term index against a Go map: ids in order of first addition,
