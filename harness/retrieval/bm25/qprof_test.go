@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +85,81 @@ func TestQueryRateFastest(t *testing.T) {
 		total += best
 	}
 	t.Logf("%d queries, fastest of 5 each: %.0f queries/s (mean %v)", len(qs), float64(len(qs))/total.Seconds(), total/time.Duration(len(qs)))
+}
+
+// TestQueryRateOracle is TestQueryRateFastest with each search started from the final k-th score as its
+// threshold: the rate a perfect initial threshold would give. Skipped without BM25_QPROF_INDEX.
+func TestQueryRateOracle(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s := NewSynth(2)
+	var total time.Duration
+	for range 1000 {
+		q := s.Query()
+		top, err := ix.Search(context.Background(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := math.Inf(-1)
+		if len(top) == 10 {
+			th = top[9].Score
+		}
+		best := time.Duration(math.MaxInt64)
+		for range 5 {
+			qts, _ := ix.prepare(q)
+			if len(qts) == 0 {
+				best = 0
+				break
+			}
+			start := time.Now()
+			got := ix.maxScore(qts, 10, th)
+			best = min(best, time.Since(start))
+			if len(got) != len(top) || len(got) > 0 && got[len(got)-1] != top[len(top)-1] {
+				t.Fatalf("%q: oracle threshold changed the result", q)
+			}
+		}
+		total += best
+	}
+	t.Logf("oracle: %.0f queries/s (mean %v)", 1000/total.Seconds(), total/1000)
+}
+
+// TestInitialThetaQuality reports how close initialTheta comes to the final k-th score. Skipped without
+// BM25_QPROF_INDEX.
+func TestInitialThetaQuality(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s := NewSynth(2)
+	var sum float64
+	n, none := 0, 0
+	for range 1000 {
+		q := s.Query()
+		top, _ := ix.Search(context.Background(), q, 10)
+		qts, _ := ix.prepare(q)
+		if len(qts) == 0 || len(top) < 10 {
+			continue
+		}
+		sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+		th := ix.initialTheta(qts, 10)
+		if math.IsInf(th, -1) {
+			none++
+			continue
+		}
+		sum += th / top[9].Score
+		n++
+	}
+	t.Logf("initial/final: mean %.3f over %d queries, %d without", sum/float64(n), n, none)
 }
