@@ -144,6 +144,7 @@ func TestInitialThetaQuality(t *testing.T) {
 	defer ix.Close()
 	s := NewSynth(2)
 	var sum float64
+	var spent time.Duration
 	n, none := 0, 0
 	for range 1000 {
 		q := s.Query()
@@ -153,7 +154,10 @@ func TestInitialThetaQuality(t *testing.T) {
 			continue
 		}
 		sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+		start := time.Now()
 		th := ix.initialTheta(qts, 10)
+		spent += time.Since(start)
+		release(qts)
 		if math.IsInf(th, -1) {
 			none++
 			continue
@@ -161,5 +165,77 @@ func TestInitialThetaQuality(t *testing.T) {
 		sum += th / top[9].Score
 		n++
 	}
-	t.Logf("initial/final: mean %.3f over %d queries, %d without", sum/float64(n), n, none)
+	t.Logf("initial/final: mean %.3f over %d queries, %d without; %v per query to compute", sum/float64(n), n, none, spent/1000)
+}
+
+// TestInitialThetaAB compares, in one process and query by query (fastest of 3 runs each, alternating),
+// MaxScore from -Inf with MaxScore from initialTheta (its cost included): the comparison that stays
+// stable on a busy machine. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestInitialThetaAB(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var qs []string
+	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && len(qs) < 1000 {
+				qs = append(qs, l)
+			}
+		}
+	} else {
+		s := NewSynth(2)
+		for range 1000 {
+			qs = append(qs, s.Query())
+		}
+	}
+	variants := []struct {
+		name  string
+		leads int // 0: no initial threshold
+	}{{"from -Inf", 0}, {"initial, 1 list", 1}, {"initial, up to 3 lists", 3}}
+	total := make([]time.Duration, len(variants))
+	for _, q := range qs {
+		best := make([]time.Duration, len(variants))
+		for i := range best {
+			best[i] = time.Duration(math.MaxInt64)
+		}
+		for range 3 {
+			for i, v := range variants {
+				qts, err := ix.prepare(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(qts) == 0 {
+					best[i] = 0
+					continue
+				}
+				sampleLeads = max(v.leads, 1)
+				start := time.Now()
+				sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+				th := math.Inf(-1)
+				if v.leads > 0 {
+					th = ix.initialTheta(qts, 10)
+				}
+				ix.maxScore(qts, 10, th)
+				best[i] = min(best[i], time.Since(start))
+				release(qts)
+			}
+		}
+		for i := range total {
+			total[i] += best[i]
+		}
+	}
+	sampleLeads = 3
+	for i, v := range variants {
+		t.Logf("%s: %.0f queries/s", v.name, float64(len(qs))/total[i].Seconds())
+	}
 }
