@@ -565,8 +565,9 @@ func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
 }
 
 // sampleBlocks is how many blocks (for a dense list: directory windows) of the list with the largest
-// bound initialTheta scores (measured in-process on 1M synthetic passages, noisy at load 6-7: 1 and 2
-// blocks +4-10%, 4 and 8 blocks less or slower; sampling the next lists as well cost more than it gained).
+// bound initialTheta scores (measured with separate binaries on 1M synthetic passages, noisy at load
+// 6-7: 1 and 2 blocks +4-10%, 4 and 8 blocks less or slower; always sampling the best blocks of the next
+// lists as well cost more than it gained).
 const sampleBlocks = 1
 
 // sampleLeads is how many lists initialTheta samples at most, while fewer than k documents are found
