@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +85,157 @@ func TestQueryRateFastest(t *testing.T) {
 		total += best
 	}
 	t.Logf("%d queries, fastest of 5 each: %.0f queries/s (mean %v)", len(qs), float64(len(qs))/total.Seconds(), total/time.Duration(len(qs)))
+}
+
+// TestQueryRateOracle is TestQueryRateFastest with each search started from the final k-th score as its
+// threshold: the rate a perfect initial threshold would give. Skipped without BM25_QPROF_INDEX.
+func TestQueryRateOracle(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s := NewSynth(2)
+	var total time.Duration
+	for range 1000 {
+		q := s.Query()
+		top, err := ix.Search(context.Background(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := math.Inf(-1)
+		if len(top) == 10 {
+			th = top[9].Score
+		}
+		best := time.Duration(math.MaxInt64)
+		for range 5 {
+			qts, _ := ix.prepare(q)
+			if len(qts) == 0 {
+				best = 0
+				break
+			}
+			start := time.Now()
+			got := ix.maxScore(qts, 10, th)
+			best = min(best, time.Since(start))
+			if len(got) != len(top) || len(got) > 0 && got[len(got)-1] != top[len(top)-1] {
+				t.Fatalf("%q: oracle threshold changed the result", q)
+			}
+		}
+		total += best
+	}
+	t.Logf("oracle: %.0f queries/s (mean %v)", 1000/total.Seconds(), total/1000)
+}
+
+// TestInitialThetaQuality reports how close initialTheta comes to the final k-th score. Skipped without
+// BM25_QPROF_INDEX.
+func TestInitialThetaQuality(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s := NewSynth(2)
+	var sum float64
+	var spent time.Duration
+	n, none := 0, 0
+	for range 1000 {
+		q := s.Query()
+		top, _ := ix.Search(context.Background(), q, 10)
+		qts, _ := ix.prepare(q)
+		if len(qts) == 0 || len(top) < 10 {
+			continue
+		}
+		sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+		start := time.Now()
+		th := ix.initialTheta(qts, 10)
+		spent += time.Since(start)
+		release(qts)
+		if math.IsInf(th, -1) {
+			none++
+			continue
+		}
+		sum += th / top[9].Score
+		n++
+	}
+	t.Logf("initial/final: mean %.3f over %d queries, %d without; %v per query to compute", sum/float64(n), n, none, spent/1000)
+}
+
+// TestInitialThetaAB compares, in one process and query by query (fastest of 3 runs each, alternating),
+// MaxScore from -Inf with MaxScore from initialTheta (its cost included): the comparison that stays
+// stable on a busy machine. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestInitialThetaAB(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var qs []string
+	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && len(qs) < 1000 {
+				qs = append(qs, l)
+			}
+		}
+	} else {
+		s := NewSynth(2)
+		for range 1000 {
+			qs = append(qs, s.Query())
+		}
+	}
+	variants := []struct {
+		name  string
+		leads int // 0: no initial threshold
+	}{{"from -Inf", 0}, {"initial, 1 list", 1}, {"initial, up to 3 lists", 3}}
+	total := make([]time.Duration, len(variants))
+	for _, q := range qs {
+		best := make([]time.Duration, len(variants))
+		for i := range best {
+			best[i] = time.Duration(math.MaxInt64)
+		}
+		for range 3 {
+			for i, v := range variants {
+				qts, err := ix.prepare(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(qts) == 0 {
+					best[i] = 0
+					continue
+				}
+				sampleLeads = max(v.leads, 1)
+				start := time.Now()
+				sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+				th := math.Inf(-1)
+				if v.leads > 0 {
+					th = ix.initialTheta(qts, 10)
+				}
+				ix.maxScore(qts, 10, th)
+				best[i] = min(best[i], time.Since(start))
+				release(qts)
+			}
+		}
+		for i := range total {
+			total[i] += best[i]
+		}
+	}
+	sampleLeads = 3
+	for i, v := range variants {
+		t.Logf("%s: %.0f queries/s", v.name, float64(len(qs))/total[i].Seconds())
+	}
 }
