@@ -12,15 +12,7 @@ import (
 
 // TestQueryRate times synthetic queries on an existing index (BM25_QPROF_INDEX); skipped otherwise.
 func TestQueryRate(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := qprofIndex(t)
 	for _, kind := range []string{"zipf", "content"} {
 		s := NewSynth(2)
 		qs := make([]string, 500)
@@ -46,32 +38,8 @@ func TestQueryRate(t *testing.T) {
 // queries over the sum of those times. The queries are 1,000 synthetic ones, or the first 1,000 lines of
 // BM25_QPROF_QUERIES. Skipped without BM25_QPROF_INDEX.
 func TestQueryRateFastest(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	var qs []string
-	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l != "" && len(qs) < 1000 {
-				qs = append(qs, l)
-			}
-		}
-	} else {
-		s := NewSynth(2)
-		for range 1000 {
-			qs = append(qs, s.Query())
-		}
-	}
+	ix := qprofIndex(t)
+	qs := qprofQueries(t)
 	var total time.Duration
 	for _, q := range qs {
 		best := time.Duration(math.MaxInt64)
@@ -90,15 +58,7 @@ func TestQueryRateFastest(t *testing.T) {
 // TestQueryRateOracle is TestQueryRateFastest with each search started from the final k-th score as its
 // threshold: the rate a perfect initial threshold would give. Skipped without BM25_QPROF_INDEX.
 func TestQueryRateOracle(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := qprofIndex(t)
 	s := NewSynth(2)
 	var total time.Duration
 	for range 1000 {
@@ -133,15 +93,7 @@ func TestQueryRateOracle(t *testing.T) {
 // TestInitialThetaQuality reports how close initialTheta comes to the final k-th score. Skipped without
 // BM25_QPROF_INDEX.
 func TestInitialThetaQuality(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := qprofIndex(t)
 	s := NewSynth(2)
 	var sum float64
 	var spent time.Duration
@@ -172,32 +124,8 @@ func TestInitialThetaQuality(t *testing.T) {
 // MaxScore from -Inf with MaxScore from initialTheta (its cost included): the comparison that stays
 // stable on a busy machine. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
 func TestInitialThetaAB(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	var qs []string
-	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l != "" && len(qs) < 1000 {
-				qs = append(qs, l)
-			}
-		}
-	} else {
-		s := NewSynth(2)
-		for range 1000 {
-			qs = append(qs, s.Query())
-		}
-	}
+	ix := qprofIndex(t)
+	qs := qprofQueries(t)
 	variants := []struct {
 		name  string
 		leads int // 0: no initial threshold
@@ -238,4 +166,43 @@ func TestInitialThetaAB(t *testing.T) {
 	for i, v := range variants {
 		t.Logf("%s: %.0f queries/s", v.name, float64(len(qs))/total[i].Seconds())
 	}
+}
+
+// qprofIndex opens the index named by BM25_QPROF_INDEX, closed when the test ends; it skips the test
+// when the variable is unset.
+func qprofIndex(t *testing.T) *Index {
+	t.Helper()
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// qprofQueries returns the first 1,000 lines of BM25_QPROF_QUERIES, or 1,000 synthetic queries.
+func qprofQueries(t *testing.T) []string {
+	t.Helper()
+	var qs []string
+	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && len(qs) < 1000 {
+				qs = append(qs, l)
+			}
+		}
+		return qs
+	}
+	s := NewSynth(2)
+	for range 1000 {
+		qs = append(qs, s.Query())
+	}
+	return qs
 }
