@@ -158,22 +158,29 @@ func TestMatchesBruteForce(t *testing.T) {
 			}
 			query := strings.Join(terms, " ")
 			k := []int{1, 5, 10, 100}[r.Intn(4)]
-			got, err := ix.Search(context.Background(), query, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := ix.BruteForce(query, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
-				t.Fatalf("params %+v query %q k=%d: MaxScore differs from brute force:\n got %v\nwant %v", p, query, k, got, want)
-			}
-			if !sameRanking(t, ix, query, got, k) {
-				want, _ := ix.BruteForce(query, k)
-				t.Fatalf("params %+v query %q k=%d:\n got %v\nwant %v", p, query, k, got, want)
-			}
+			checkSearch(t, ix, p, query, k)
 		}
+	}
+}
+
+// checkSearch fails the test unless Search returns exactly what the exhaustive scorer returns for query
+// and k (ids and scores), and that is the exhaustive ranking (see sameRanking). p names the parameters in
+// the failure message.
+func checkSearch(t *testing.T, ix *Index, p Params, query string, k int) {
+	t.Helper()
+	got, err := ix.Search(context.Background(), query, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ix.BruteForce(query, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+		t.Fatalf("params %+v query %q k=%d: MaxScore differs from brute force:\n got %v\nwant %v", p, query, k, got, want)
+	}
+	if !sameRanking(t, ix, query, got, k) {
+		t.Fatalf("params %+v query %q k=%d: not the exhaustive ranking:\n got %v\nwant %v", p, query, k, got, want)
 	}
 }
 

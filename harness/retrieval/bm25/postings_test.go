@@ -77,20 +77,7 @@ func TestDenseMatchesBruteForce(t *testing.T) {
 			}
 			query := strings.Join(terms, " ")
 			k := []int{1, 3, 10, 100, 5000}[r.Intn(5)]
-			got, err := ix.Search(context.Background(), query, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := ix.BruteForce(query, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
-				t.Fatalf("params %+v query %q k=%d: MaxScore differs from brute force:\n got %v\nwant %v", p, query, k, got, want)
-			}
-			if !sameRanking(t, ix, query, got, k) {
-				t.Fatalf("params %+v query %q k=%d: not the exhaustive ranking: %v", p, query, k, got)
-			}
+			checkSearch(t, ix, p, query, k)
 		}
 	}
 }

@@ -59,17 +59,11 @@ func (t *tokTable) get(k []byte) (int32, bool) {
 	if len(k) > inlineKey {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		v, ok := t.long[string(k)]
-		return v, ok
 	}
-	h := maphash.Bytes(t.seed, k)
-	if s := t.cur.Load().find(k, tokHash32(h), h); s != nil {
-		return s.val, true
-	}
-	return 0, false
+	return t.getLocked(k)
 }
 
-// getLocked is get for a caller holding mu.
+// getLocked is get for a caller holding mu (mu guards only the keys longer than inlineKey).
 func (t *tokTable) getLocked(k []byte) (int32, bool) {
 	if len(k) > inlineKey {
 		v, ok := t.long[string(k)]
