@@ -746,8 +746,12 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	for ess < nq && prefix[ess+1] < theta {
 		ess++
 	}
-	for _, q := range qts {
+	// edocs[i] is qts[i]'s current document for the essential lists (i >= ess): the candidate loop reads
+	// it from one small array instead of from each list's cursor. Non-essential entries are stale.
+	edocs := make([]uint32, nq)
+	for i, q := range qts {
 		q.cur.next()
+		edocs[i] = q.cur.doc
 	}
 	// next is the candidate after d, found while stepping the lists that matched d, so that the essential
 	// lists are passed over once per candidate; haveNext is false when it has to be searched for again.
@@ -758,10 +762,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 		if haveNext {
 			d = next
 		} else {
-			for _, q := range qts[ess:] {
-				if q.cur.doc < d {
-					d = q.cur.doc
-				}
+			for _, cd := range edocs[ess:] {
+				d = min(d, cd)
 			}
 		}
 		haveNext = false
@@ -816,8 +818,9 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 				if upTo == noDoc {
 					break
 				}
-				for _, q := range qts[ess:] {
+				for i, q := range qts[ess:] {
 					q.cur.advance(upTo + 1)
+					edocs[ess+i] = q.cur.doc
 				}
 				continue
 			}
@@ -832,10 +835,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 		s := 0.0
 		nrm := norms[d] // read once for every list (the score's norm; unused with exact lengths)
 		next = noDoc
-		for _, q := range qts[ess:] {
-			if q.cur.doc != d {
-				next = min(next, q.cur.doc)
+		for j := ess; j < nq; j++ {
+			if cd := edocs[j]; cd != d {
+				next = min(next, cd)
 			} else {
+				q := qts[j]
 				var v float64
 				if exact {
 					v = ix.score(q, d, q.cur.tf)
@@ -852,6 +856,7 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 				} else {
 					c.nextSlow()
 				}
+				edocs[j] = c.doc
 				next = min(next, c.doc)
 			}
 		}
