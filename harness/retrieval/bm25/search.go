@@ -709,7 +709,9 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 // others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
 // does not depend on k or on the pruning (exact ties stay ties, broken by ordinal). theta0 is a score the
 // k-th result is known to reach (-Inf when none is known; see initialTheta): documents bounded below it
-// are pruned from the start.
+// are pruned from the start. Block-max windows (bounding a range of documents by every list's block
+// bounds, to skip it) were dropped in query round 6: with the initial threshold they skipped no window
+// of 140 per NQ-open question and the search was 5% faster without them (docs/retrieval.md).
 func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
@@ -725,20 +727,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
-	contrib := make([]float64, npos)  // by query position; zero when the term is absent (scores are > 0)
-	touched := make([]int, 0, nq)     // the positions written in contrib for the current candidate
-	termBest := make([]float64, npos) // block-max: each term's bound in a window
-	// Within a block-max window, wprefix replaces prefix: the same sums of the non-essential lists'
-	// bounds, but with their block bounds over the window. pre is the one in use.
-	wprefix := make([]float64, nq+1)
-	wlist := make([]float64, nq)
-	wTermMax := make([]float64, npos)
-	pre := prefix
-	blockMax := true
-	windowEnd := uint32(noDoc) // the end of the block-max window last checked (noDoc: none)
-	for _, q := range qts {
-		blockMax = blockMax && q.bscale > 0
-	}
+	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
+	touched := make([]int, 0, nq)    // the positions written in contrib for the current candidate
 	exact, norms, kt := ix.params.ExactLength, ix.norms, &ix.k
 	h := topK{k: k}
 	theta := theta0
@@ -746,8 +736,12 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	for ess < nq && prefix[ess+1] < theta {
 		ess++
 	}
-	for _, q := range qts {
+	// edocs[i] is qts[i]'s current document for the essential lists (i >= ess): the candidate loop reads
+	// it from one small array instead of from each list's cursor. Non-essential entries are stale.
+	edocs := make([]uint32, nq)
+	for i, q := range qts {
 		q.cur.next()
+		edocs[i] = q.cur.doc
 	}
 	// next is the candidate after d, found while stepping the lists that matched d, so that the essential
 	// lists are passed over once per candidate; haveNext is false when it has to be searched for again.
@@ -758,84 +752,22 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 		if haveNext {
 			d = next
 		} else {
-			for _, q := range qts[ess:] {
-				if q.cur.doc < d {
-					d = q.cur.doc
-				}
+			for _, cd := range edocs[ess:] {
+				d = min(d, cd)
 			}
 		}
 		haveNext = false
 		if d == noDoc {
 			break
 		}
-		if theta > math.Inf(-1) && blockMax && (d > windowEnd || windowEnd == noDoc) {
-			// Block-max: bound every document from d up to the end of the essential lists' current blocks,
-			// or minWindow documents if that is further, by the largest block bounds of every list over the
-			// window; when none can beat the k-th score, skip them all without decoding. The window is
-			// checked once; its documents are then scored one by one.
-			upTo := uint32(noDoc)
-			for _, q := range qts[ess:] {
-				if q.cur.doc != noDoc {
-					upTo = min(upTo, q.cur.lastDoc(q.cur.block))
-				}
-			}
-			if upTo != noDoc {
-				upTo = max(upTo, d+minWindow-1) // fewer, wider windows: each check costs a pass over all lists
-			}
-			// A document is in at most one list of a term: a term's bound is the largest of its lists'.
-			clear(termBest)
-			for _, q := range qts[ess:] {
-				if c := &q.cur; c.doc != noDoc {
-					best := 0.0
-					for b := c.block; b < c.nb; b++ {
-						best = max(best, c.blockBound(b))
-						if c.lastDoc(b) >= upTo {
-							break
-						}
-					}
-					termBest[q.pos] = max(termBest[q.pos], q.bscale*best)
-				}
-			}
-			for i, q := range qts[:ess] {
-				c := &q.cur
-				best := 0.0
-				for b := c.blockAt(c.block, d); b < c.nb; b++ {
-					best = max(best, c.blockBound(b))
-					if c.lastDoc(b) >= upTo {
-						break
-					}
-				}
-				wlist[i] = q.bscale * best
-				termBest[q.pos] = max(termBest[q.pos], wlist[i])
-			}
-			wub := 0.0
-			for _, v := range termBest {
-				wub += v
-			}
-			if wub < theta {
-				if upTo == noDoc {
-					break
-				}
-				for _, q := range qts[ess:] {
-					q.cur.advance(upTo + 1)
-				}
-				continue
-			}
-			windowEnd = upTo
-			clear(wTermMax)
-			for i, q := range qts[:ess] {
-				wprefix[i+1] = wprefix[i] + max(0, wlist[i]-wTermMax[q.pos])
-				wTermMax[q.pos] = max(wTermMax[q.pos], wlist[i])
-			}
-			pre = wprefix
-		}
 		s := 0.0
 		nrm := norms[d] // read once for every list (the score's norm; unused with exact lengths)
 		next = noDoc
-		for _, q := range qts[ess:] {
-			if q.cur.doc != d {
-				next = min(next, q.cur.doc)
+		for j := ess; j < nq; j++ {
+			if cd := edocs[j]; cd != d {
+				next = min(next, cd)
 			} else {
+				q := qts[j]
 				var v float64
 				if exact {
 					v = ix.score(q, d, q.cur.tf)
@@ -852,13 +784,14 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 				} else {
 					c.nextSlow()
 				}
+				edocs[j] = c.doc
 				next = min(next, c.doc)
 			}
 		}
 		haveNext = true
 		pruned := false
 		for i := ess - 1; i >= 0; i-- {
-			if s+pre[i+1] < theta {
+			if s+prefix[i+1] < theta {
 				pruned = true
 				break
 			}
@@ -907,8 +840,6 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 						ess++
 					}
 					if ess != e {
-						// The window's bounds cover the old non-essential lists only: check a new one.
-						windowEnd, pre = noDoc, prefix
 						haveNext = false // next is over the old essential lists
 					}
 				}
@@ -1004,10 +935,6 @@ func (t *topK) sorted() []ScoredDoc {
 }
 
 const noDoc = math.MaxUint32
-
-// minWindow is the least number of documents a block-max window covers (measured: 1,024 -> 4,096 gained
-// 4%, 16,384 another 1-2%).
-const minWindow = 4096
 
 // cursor iterates one posting list (a termList). For a block-encoded list a block is decoded into docs
 // and tfs lazily: next decodes the rest of the block at once (sequential iteration), advance only as far
