@@ -254,14 +254,9 @@ func (ix *Index) loadVocab(verify bool) error {
 
 // Close unmaps the index files.
 func (ix *Index) Close() error {
-	var first error
-	for _, b := range ix.maps {
-		if err := mmap.Unmap(b); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := mmap.UnmapAll(ix.maps)
 	ix.maps = nil
-	return first
+	return err
 }
 
 // Manifest returns the index manifest (mostly empty for an Infini-gram directory).

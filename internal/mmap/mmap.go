@@ -15,3 +15,14 @@ func Unmap(b []byte) error {
 	}
 	return unmapFile(b)
 }
+
+// UnmapAll releases every slice of maps (as Unmap) and returns the first error; it tries them all.
+func UnmapAll(maps [][]byte) error {
+	var first error
+	for _, b := range maps {
+		if err := Unmap(b); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

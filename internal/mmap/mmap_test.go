@@ -36,3 +36,25 @@ func TestMap(t *testing.T) {
 		t.Fatalf("Map of a missing file: err %v, want not-exist", err)
 	}
 }
+
+func TestUnmapAll(t *testing.T) {
+	dir := t.TempDir()
+	var maps [][]byte
+	for i, body := range []string{"one", "", "three"} {
+		p := filepath.Join(dir, string(rune('a'+i)))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := Map(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, b)
+	}
+	if err := UnmapAll(append(maps, nil)); err != nil {
+		t.Fatalf("UnmapAll of mapped, empty and nil slices: %v", err)
+	}
+	if err := UnmapAll(nil); err != nil {
+		t.Fatalf("UnmapAll(nil): %v", err)
+	}
+}

@@ -117,14 +117,9 @@ func OpenWith(dir string, opt OpenOptions) (*Index, error) {
 
 // Close unmaps the index. The Index must not be used afterwards.
 func (ix *Index) Close() error {
-	var first error
-	for _, b := range ix.maps {
-		if err := mmap.Unmap(b); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := mmap.UnmapAll(ix.maps)
 	ix.maps = nil
-	return first
+	return err
 }
 
 // Meta returns the index's description.

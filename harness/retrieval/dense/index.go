@@ -143,14 +143,9 @@ func nativeBigEndian() bool {
 
 // Close unmaps the index files.
 func (ix *Index) Close() error {
-	var first error
-	for _, b := range ix.maps {
-		if err := mmap.Unmap(b); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := mmap.UnmapAll(ix.maps)
 	ix.maps, ix.vecs, ix.offs, ix.docs = nil, nil, nil, nil
-	return first
+	return err
 }
 
 // Len returns the number of documents.
