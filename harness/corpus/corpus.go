@@ -126,14 +126,6 @@ func (l *lineReader) next() ([]byte, error) {
 
 func (l *lineReader) Close() error { return l.f.Close() }
 
-// checkUTF8 rejects invalid UTF-8 with a positioned error.
-func checkUTF8(path string, line int, field string, s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s:%d: field %s is not valid UTF-8", path, line, field)
-	}
-	return nil
-}
-
 type dprReader struct{ *lineReader }
 
 func openDPR(path string) (Reader, error) {

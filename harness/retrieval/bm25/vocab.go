@@ -44,12 +44,5 @@ func (v *vocab) resolve(buf []byte, toks []tokRef, vals []int32) {
 	}
 }
 
-// size returns the number of terms (vocabulary ids handed out so far).
-func (v *vocab) size() int {
-	v.tok.mu.Lock()
-	defer v.tok.mu.Unlock()
-	return len(v.terms)
-}
-
 // release frees the token table.
 func (v *vocab) release() { v.tok.release() }
