@@ -699,6 +699,9 @@ func loadNQOracle(c *cli.Context, ds *datasets.Dataset) (map[string][]string, st
 func indexBench(c *cli.Context) error {
 	ctx := c.Context
 	errw := c.App.ErrWriter
+	if c.Int("queries") < 0 || c.Int("peer-queries") < 0 {
+		return usagef("--queries and --peer-queries must not be negative")
+	}
 	dir := c.String("dir")
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -782,6 +785,10 @@ func indexBench(c *cli.Context) error {
 	}
 	defer ix.Close()
 	nq := c.Int("queries")
+	if nq == 0 {
+		fmt.Fprintln(w, "query       skipped (--queries 0)")
+		return nil
+	}
 	var qs []string
 	if qf := c.String("query-file"); qf != "" {
 		data, err := os.ReadFile(qf)

@@ -115,3 +115,42 @@ func TestRetrievalEvalReal(t *testing.T) {
 		t.Fatalf("got\n%s\nwant a row %q", stdout, want)
 	}
 }
+
+func TestIndexBench(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stdout (code 0) or stderr
+		not  []string // substrings that must not be in stdout
+	}{
+		{"synthetic corpus, queries and peer", []string{"--n", "2000", "--queries", "30", "--peer-queries", "5"}, 0,
+			[]string{"corpus ", "2000 documents", "build ", "passages/s wall", "index size", "query       30 queries, top 10", "query set", "peer        exhaustive scoring of the same 5 queries"}, []string{"NaN"}},
+		{"no queries: the query part is skipped, not printed as NaN", []string{"--n", "500", "--queries", "0", "--peer-queries", "0"}, 0,
+			[]string{"build ", "query       skipped"}, []string{"NaN", "q/s"}},
+		{"negative query count", []string{"--n", "500", "--queries", "-1"}, 2, []string{"must not be negative"}, nil},
+		{"no passages", []string{"--n", "0"}, 2, []string{"--n must be positive"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, append([]string{"index", "bench", "--dir", t.TempDir()}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d; stderr %s", code, tc.code, stderr)
+			}
+			got := stdout
+			if tc.code != 0 {
+				got = stderr
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("missing %q in:\n%s", w, got)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(stdout, n) {
+					t.Errorf("unexpected %q in:\n%s", n, stdout)
+				}
+			}
+		})
+	}
+}
