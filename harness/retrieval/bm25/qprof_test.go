@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"sort"
@@ -205,4 +206,36 @@ func qprofQueries(t *testing.T) []string {
 		qs = append(qs, s.Query())
 	}
 	return qs
+}
+
+// TestWindowAB compares, in one process and query by query (fastest of 3 runs each, alternating), the
+// document-at-a-time MaxScore with the window scorer, each from initialTheta with its cost included. The
+// queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestWindowAB(t *testing.T) {
+	ix := qprofIndex(t)
+	qs := qprofQueries(t)
+	defer func(u bool) { useWindows = u }(useWindows)
+	variants := []bool{false, true}
+	total := make([]time.Duration, len(variants))
+	for _, q := range qs {
+		for i, v := range variants {
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				useWindows = v
+				start := time.Now()
+				if _, err := ix.Search(context.Background(), q, 10); err != nil {
+					t.Fatal(err)
+				}
+				best = min(best, time.Since(start))
+			}
+			total[i] += best
+		}
+	}
+	for i, v := range variants {
+		name := "document at a time"
+		if v {
+			name = fmt.Sprintf("windows of %d", winDocs)
+		}
+		t.Logf("%s: %.0f queries/s", name, float64(len(qs))/total[i].Seconds())
+	}
 }

@@ -29,6 +29,7 @@ type Index struct {
 	nTerms int
 	params Params
 	k      [256]float64 // the norm table of params
+	k1     [256]float64 // per norm byte, tfNorm(1, k[norm]): a tf = 1 posting's factor
 }
 
 // Params are the scoring parameters of a search.
@@ -136,6 +137,9 @@ func (ix *Index) SetParams(p Params) error {
 	}
 	ix.params = p
 	ix.k = normTable(p.K1, p.B, ix.meta.AvgDL())
+	for i, k := range ix.k {
+		ix.k1[i] = tfNorm(1, k)
+	}
 	return nil
 }
 
@@ -699,7 +703,7 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	return theta
 }
 
-// maxScore is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
+// maxScoreDAAT is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
 // a document above the current k-th score are not iterated, only probed for the candidates of the
 // others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
 // does not depend on k or on the pruning (exact ties stay ties, broken by ordinal). theta0 is a score the
@@ -707,7 +711,7 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 // are pruned from the start. Block-max windows (bounding a range of documents by every list's block
 // bounds, to skip it) were dropped in query round 6: with the initial threshold they skipped no window
 // of 140 per NQ-open question and the search was 5% faster without them (docs/retrieval.md).
-func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
+func (ix *Index) maxScoreDAAT(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
 	// prefix[i] bounds what the lists qts[:i] can add to a document: the sum over terms of the largest
