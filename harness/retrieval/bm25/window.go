@@ -72,26 +72,55 @@ func (sc *winScratch) addList(c *cursor, w float64, lo, hi uint32, slot int, nor
 	}
 }
 
+// addOnly is addList and collect for a window with one essential list (list j of nq): the list's
+// postings below hi become the candidates directly, kept when their contribution plus bound reaches
+// theta, with the contribution recorded in the candidate's row of cm. It returns the number of
+// candidates.
+func (sc *winScratch) addOnly(c *cursor, j, nq int, w float64, hi uint32, bound, theta float64, norms []uint8, kt *[256]float64) int {
+	n := 0
+	for c.doc < hi {
+		d := c.doc
+		nrm := norms[d]
+		v := w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
+		x := n % winDocs
+		sc.cdoc[x], sc.cacc[x], sc.cnrm[x], sc.alive[x] = d, v, nrm, uint16(x)
+		sc.cm[x*nq+j] = v
+		n += int(b2u(v*pruneSlack+bound >= theta))
+		if c.i < c.m { // next, inlined
+			c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+			c.i++
+		} else {
+			c.nextSlow()
+		}
+	}
+	return n
+}
+
 // collect turns the documents touched in the window starting at lo into candidates, keeping those whose
 // sum plus bound reaches theta, and clears the accumulator and the union bitset. It returns the number
-// of candidates (numbered 0 to n-1 in document order, all alive).
+// of candidates (numbered 0 to n-1 in document order, all alive). A word's bits are taken without
+// branches, collectUnrolled at a time (most words have one to three), since the number of bits per
+// word is what a branch would mispredict.
 func (sc *winScratch) collect(lo uint32, bound, theta float64, norms []uint8) int {
 	n := 0
 	for wi := range sc.union {
 		u := sc.union[wi]
-		if u == 0 {
-			continue
-		}
 		sc.union[wi] = 0
-		for u != 0 {
-			off := (wi*64 + bits.TrailingZeros64(u)) % winDocs
-			u &= u - 1
-			a := sc.acc[off]
-			sc.acc[off] = 0
-			x := n % winDocs
-			sc.cdoc[x], sc.cacc[x], sc.alive[x] = lo+uint32(off), a, uint16(x)
-			if a*pruneSlack+bound >= theta {
-				n++
+		for {
+			for range collectUnrolled {
+				// With u == 0, off is bit 0 of the next word (or of this window, past the last word): its
+				// accumulator is left as it is and no candidate is added.
+				valid := b2u(u != 0)
+				off := (wi*64 + bits.TrailingZeros64(u)) % winDocs
+				u &= u - 1
+				a := sc.acc[off]
+				sc.acc[off] = a * float64(1-valid)
+				x := n % winDocs
+				sc.cdoc[x], sc.cacc[x], sc.alive[x] = lo+uint32(off), a, uint16(x)
+				n += int(valid & b2u(a*pruneSlack+bound >= theta))
+			}
+			if u == 0 {
+				break
 			}
 		}
 	}
@@ -99,6 +128,17 @@ func (sc *winScratch) collect(lo uint32, bound, theta float64, norms []uint8) in
 		sc.cnrm[x] = norms[sc.cdoc[x]]
 	}
 	return n
+}
+
+// collectUnrolled is how many bits collect takes from a union word before testing whether any are left.
+const collectUnrolled = 2
+
+// b2u is 1 for true and 0 for false.
+func b2u(b bool) uint {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // probeOnes probes the tf = 1 bitmap of c (list i of nq, weight w) for the first live alive candidates,
@@ -202,7 +242,7 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 	defer winPool.Put(sc)
 	sc.reset(nq)
 	norms, kt, t1 := ix.norms, &ix.k, &ix.k1
-	h := topK{k: k}
+	h := topK{k: k, h: make([]ScoredDoc, 0, min(k, 256))}
 	theta := theta0
 	for _, q := range qts {
 		q.cur.next()
@@ -222,10 +262,15 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 		lo &^= 63
 		hi := uint32(min(uint64(lo)+winDocs, noDoc))
 		// The essential lists, term at a time; then the candidates among the documents they touched.
-		for j := ess; j < nq; j++ {
-			sc.addList(&qts[j].cur, qts[j].weight, lo, hi, j-ess, norms, kt)
+		var live int
+		if only := ess == nq-1; only {
+			live = sc.addOnly(&qts[ess].cur, ess, nq, qts[ess].weight, hi, prefix[ess], theta, norms, kt)
+		} else {
+			for j := ess; j < nq; j++ {
+				sc.addList(&qts[j].cur, qts[j].weight, lo, hi, j-ess, norms, kt)
+			}
+			live = sc.collect(lo, prefix[ess], theta, norms)
 		}
-		live := sc.collect(lo, prefix[ess], theta, norms)
 		// The non-essential lists, largest bound first, each probed for every remaining candidate.
 		for i := ess - 1; i >= 0 && live > 0; i-- {
 			q := qts[i]
@@ -244,12 +289,18 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 			off := d - lo
 			clear(contrib)
 			row := sc.cm[int(idx)*nq:]
-			for i, q := range qts[:ess] {
-				contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
-			}
-			for j := ess; j < nq; j++ {
-				if sc.mem[j-ess][off/64]>>(off%64)&1 != 0 {
-					contrib[qts[j].pos] += sc.vals[j-ess][off]
+			if ess == nq-1 {
+				for i, q := range qts {
+					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				}
+			} else {
+				for i, q := range qts[:ess] {
+					contrib[q.pos] += row[i]
+				}
+				for j := ess; j < nq; j++ {
+					if sc.mem[j-ess][off/64]>>(off%64)&1 != 0 {
+						contrib[qts[j].pos] += sc.vals[j-ess][off]
+					}
 				}
 			}
 			s := 0.0
@@ -263,8 +314,10 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 				}
 			}
 		}
-		for j := ess; j < nq; j++ {
-			clear(sc.mem[j-ess][:])
+		if !(ess == nq-1) {
+			for j := ess; j < nq; j++ {
+				clear(sc.mem[j-ess][:])
+			}
 		}
 	}
 	return h.sorted()
