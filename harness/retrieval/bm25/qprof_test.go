@@ -239,3 +239,14 @@ func TestWindowAB(t *testing.T) {
 		t.Logf("%s: %.0f queries/s", name, float64(len(qs))/total[i].Seconds())
 	}
 }
+
+// TestVerifyIndex runs Index.Verify on the index named by BM25_QPROF_INDEX (skipped without it): a check
+// of a large index built by the CLI.
+func TestVerifyIndex(t *testing.T) {
+	ix := qprofIndex(t)
+	start := time.Now()
+	if err := ix.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("verified in %v", time.Since(start))
+}
