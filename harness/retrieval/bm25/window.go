@@ -26,7 +26,6 @@ const pruneSlack = 1 + 1e-9
 // winScratch is the window scorer's working memory, recycled between searches.
 type winScratch struct {
 	acc   [winDocs]float64    // per window offset: the essential lists' contributions summed; zero outside use
-	union [winWords]uint64    // per window word: the offsets some essential list touched
 	vals  []*[winDocs]float64 // per essential list (slot): its contribution at each offset it has
 	mem   []*[winWords]uint64 // per essential list (slot): the offsets it has
 	cdoc  [winDocs]uint32     // per candidate: the document
@@ -62,7 +61,6 @@ func (sc *winScratch) addList(c *cursor, w float64, lo, hi uint32, slot int, nor
 		sc.acc[off] += v
 		bit := uint64(1) << (off % 64)
 		mem[off/64] |= bit
-		sc.union[off/64] |= bit
 		if c.i < c.m { // next, inlined
 			c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 			c.i++
@@ -96,16 +94,60 @@ func (sc *winScratch) addOnly(c *cursor, j, nq int, w float64, hi uint32, bound,
 	return n
 }
 
-// collect turns the documents touched in the window starting at lo into candidates, keeping those whose
-// sum plus bound reaches theta, and clears the accumulator and the union bitset. It returns the number
-// of candidates (numbered 0 to n-1 in document order, all alive). A word's bits are taken without
-// branches, collectUnrolled at a time (most words have one to three), since the number of bits per
-// word is what a branch would mispredict.
-func (sc *winScratch) collect(lo uint32, bound, theta float64, norms []uint8) int {
+// addTwo is addOnly for a window with two essential lists (j and j+1 of nq, weights wa and wb), whose
+// postings below hi are merged into candidates in document order.
+func (sc *winScratch) addTwo(a, b *cursor, j, nq int, wa, wb float64, hi uint32, bound, theta float64, norms []uint8, kt *[256]float64) int {
 	n := 0
-	for wi := range sc.union {
-		u := sc.union[wi]
-		sc.union[wi] = 0
+	for {
+		d := min(a.doc, b.doc)
+		if d >= hi {
+			break
+		}
+		nrm := norms[d]
+		k := kt[nrm]
+		va, vb := 0.0, 0.0
+		if a.doc == d {
+			va = wa * tfNorm(float64(a.tf), k) // as maxScoreDAAT computes it
+			if a.i < a.m {
+				a.doc, a.tf = a.docs[a.i], a.tfs[a.i]
+				a.i++
+			} else {
+				a.nextSlow()
+			}
+		}
+		if b.doc == d {
+			vb = wb * tfNorm(float64(b.tf), k)
+			if b.i < b.m {
+				b.doc, b.tf = b.docs[b.i], b.tfs[b.i]
+				b.i++
+			} else {
+				b.nextSlow()
+			}
+		}
+		x := n % winDocs
+		acc := va + vb
+		sc.cdoc[x], sc.cacc[x], sc.cnrm[x], sc.alive[x] = d, acc, nrm, uint16(x)
+		row := sc.cm[x*nq+j : x*nq+j+2]
+		row[0], row[1] = va, vb
+		n += int(b2u(acc*pruneSlack+bound >= theta))
+	}
+	return n
+}
+
+// collect turns the documents touched in the window starting at lo by the first ness essential lists
+// (the union of their bitsets) into candidates, keeping those whose sum plus bound reaches theta, and
+// clears the accumulator. It returns the number of candidates (numbered 0 to n-1 in document order, all
+// alive). A word's bits are taken without branches, collectUnrolled at a time (most words have one to
+// three), since the number of bits per word is what a branch would mispredict. (OR-ing the lists'
+// bitsets here was 5% faster in-process than a union bitset kept by addList.)
+func (sc *winScratch) collect(lo uint32, ness int, bound, theta float64, norms []uint8) int {
+	n := 0
+	mems := sc.mem[:ness]
+	for wi := range winWords {
+		var u uint64
+		for _, m := range mems {
+			u |= m[wi]
+		}
 		for {
 			for range collectUnrolled {
 				// With u == 0, off is bit 0 of the next word (or of this window, past the last word): its
@@ -130,7 +172,7 @@ func (sc *winScratch) collect(lo uint32, bound, theta float64, norms []uint8) in
 	return n
 }
 
-// collectUnrolled is how many bits collect takes from a union word before testing whether any are left.
+// collectUnrolled is how many bits collect takes from a word before testing whether any are left.
 const collectUnrolled = 2
 
 // b2u is 1 for true and 0 for false.
@@ -263,13 +305,16 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 		hi := uint32(min(uint64(lo)+winDocs, noDoc))
 		// The essential lists, term at a time; then the candidates among the documents they touched.
 		var live int
-		if only := ess == nq-1; only {
+		rows := ess >= nq-2 // cm holds every list's contribution
+		if ess == nq-1 {
 			live = sc.addOnly(&qts[ess].cur, ess, nq, qts[ess].weight, hi, prefix[ess], theta, norms, kt)
+		} else if rows {
+			live = sc.addTwo(&qts[ess].cur, &qts[ess+1].cur, ess, nq, qts[ess].weight, qts[ess+1].weight, hi, prefix[ess], theta, norms, kt)
 		} else {
 			for j := ess; j < nq; j++ {
 				sc.addList(&qts[j].cur, qts[j].weight, lo, hi, j-ess, norms, kt)
 			}
-			live = sc.collect(lo, prefix[ess], theta, norms)
+			live = sc.collect(lo, nq-ess, prefix[ess], theta, norms)
 		}
 		// The non-essential lists, largest bound first, each probed for every remaining candidate.
 		for i := ess - 1; i >= 0 && live > 0; i-- {
@@ -289,7 +334,7 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 			off := d - lo
 			clear(contrib)
 			row := sc.cm[int(idx)*nq:]
-			if ess == nq-1 {
+			if rows {
 				for i, q := range qts {
 					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
 				}
@@ -314,7 +359,7 @@ func (ix *Index) maxScoreWindows(qts []*queryTerm, k int, theta0 float64) []Scor
 				}
 			}
 		}
-		if !(ess == nq-1) {
+		if !rows {
 			for j := ess; j < nq; j++ {
 				clear(sc.mem[j-ess][:])
 			}
