@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,20 +209,31 @@ func qprofQueries(t *testing.T) []string {
 	return qs
 }
 
-// TestWindowAB compares, in one process and query by query (fastest of 3 runs each, alternating), the
-// document-at-a-time MaxScore with the window scorer, each from initialTheta with its cost included. The
-// queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
-func TestWindowAB(t *testing.T) {
+// TestBatchAB compares, in one process and query by query (fastest of 3 runs each, alternating), the
+// document-at-a-time MaxScore with the batch scorer at several window widths (BM25_QPROF_WINDOWS, a
+// comma-separated list; default the current windowDocs), each from initialTheta with its cost
+// included. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestBatchAB(t *testing.T) {
 	ix := qprofIndex(t)
 	qs := qprofQueries(t)
-	defer func(u bool) { useWindows = u }(useWindows)
-	variants := []int{0, 1}
+	defer func(u bool, b int) { useBatches, windowDocs = u, b }(useBatches, windowDocs)
+	variants := []int{0, windowDocs} // 0: document at a time
+	if v := os.Getenv("BM25_QPROF_WINDOWS"); v != "" {
+		variants = variants[:1]
+		for _, f := range strings.Split(v, ",") {
+			b, err := strconv.Atoi(f)
+			if err != nil || b <= 0 {
+				t.Fatalf("BM25_QPROF_WINDOWS: %q is not a positive number", f)
+			}
+			variants = append(variants, b)
+		}
+	}
 	total := make([]time.Duration, len(variants))
 	for _, q := range qs {
 		for i, v := range variants {
 			best := time.Duration(math.MaxInt64)
 			for range 3 {
-				useWindows = v > 0
+				useBatches, windowDocs = v > 0, max(v, 1)
 				start := time.Now()
 				if _, err := ix.Search(context.Background(), q, 10); err != nil {
 					t.Fatal(err)
@@ -234,7 +246,7 @@ func TestWindowAB(t *testing.T) {
 	for i, v := range variants {
 		name := "document at a time"
 		if v > 0 {
-			name = fmt.Sprintf("windows of %d", winDocs)
+			name = fmt.Sprintf("windows of %d documents", v)
 		}
 		t.Logf("%s: %.0f queries/s", name, float64(len(qs))/total[i].Seconds())
 	}
