@@ -13,6 +13,11 @@ import (
 // make windows small.
 var windowDocs = 4096
 
+// windowCands caps the candidates a window keeps (the window ends early at that many), so that the
+// scratch stays small: a window's candidate arrays and contribution rows take windowCands * (15 + 8 *
+// lists) bytes. At most 65,536.
+const windowCands = 512
+
 // useBatches selects maxScoreBatches over the document-at-a-time maxScoreDAAT where both apply. A
 // variable only so that tests and A/B runs can compare the two.
 var useBatches = true
@@ -44,7 +49,8 @@ func (sc *batchScratch) reset(b, nq int) {
 }
 
 // gather merges the essential lists qts[ess:] (document at a time, cursors on their current postings)
-// into the candidates of the window of width documents that starts at the first of them: a candidate's
+// into the candidates of the window of width documents that starts at the first of them (ending early
+// when windowCands candidates are kept): a candidate's
 // contributions go to its row of cm, and it is kept when their sum plus bound (what the non-essential
 // lists can add) reaches theta. It returns the number kept (numbered 0 to n-1 in document order, all
 // alive), and whether the lists have ended.
@@ -65,10 +71,10 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 	if d == noDoc {
 		return 0, true
 	}
-	cdoc, cacc, cnrm, alive, cm := sc.cdoc[:width], sc.cacc[:width], sc.cnrm[:width], sc.alive[:width], sc.cm
+	cdoc, cacc, cnrm, alive, cm := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], sc.cm
 	hi := uint32(min(uint64(d)+uint64(width), noDoc))
 	n := 0
-	for d < hi {
+	for d < hi && n < windowCands {
 		nrm := norms[d]
 		k := kt[nrm]
 		row := cm[n*nq : n*nq+nq]
@@ -207,7 +213,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	width := min(max(windowDocs, 1), 1<<16)
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)
-	sc.reset(width, nq)
+	sc.reset(windowCands, nq)
 	norms, kt, t1 := ix.norms, &ix.k, &ix.k1
 	h := topK{k: k, h: make([]ScoredDoc, 0, min(k, 256))}
 	theta := theta0
