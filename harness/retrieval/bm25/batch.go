@@ -33,7 +33,8 @@ type batchScratch struct {
 	cacc  []float64 // per candidate: its bound so far (contributions found, in probe order)
 	cnrm  []uint8   // per candidate: its norm byte
 	alive []uint16  // the candidates still in the running
-	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution
+	cmask []uint64  // per candidate: which essential lists have it (bit j for list ess+j; all when more than 64)
+	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution (essential lists: where cmask says)
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -41,7 +42,7 @@ var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
 // reset sizes the scratch for b candidates over nq lists.
 func (sc *batchScratch) reset(b, nq int) {
 	if len(sc.cdoc) != b {
-		sc.cdoc, sc.cacc, sc.cnrm, sc.alive = make([]uint32, b), make([]float64, b), make([]uint8, b), make([]uint16, b)
+		sc.cdoc, sc.cacc, sc.cnrm, sc.alive, sc.cmask = make([]uint32, b), make([]float64, b), make([]uint8, b), make([]uint16, b), make([]uint64, b)
 	}
 	if need := b * nq; len(sc.cm) < need {
 		sc.cm = make([]float64, need)
@@ -74,19 +75,24 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 	cdoc, cacc, cnrm, alive, cm := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], sc.cm
 	hi := uint32(min(uint64(d)+uint64(width), noDoc))
 	n := 0
+	wide := len(edocs) > 64
 	for d < hi && n < windowCands {
 		nrm := norms[d]
 		k := kt[nrm]
 		row := cm[n*nq : n*nq+nq]
 		acc := 0.0
 		next := uint32(noDoc)
+		var mask uint64
+		if wide { // more lists than mask bits: the row is cleared and the mask names them all
+			clear(row[ess:])
+			mask = ^uint64(0)
+		}
 		for j, e := range edocs {
-			v := 0.0
 			if e == d {
 				q := qts[ess+j]
 				c := &q.cur
-				v = q.weight * tfNorm(float64(c.tf), k) // as maxScoreDAAT computes it
-				if c.i < c.m {                          // next, inlined
+				v := q.weight * tfNorm(float64(c.tf), k) // as maxScoreDAAT computes it
+				if c.i < c.m {                           // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
 				} else {
@@ -94,12 +100,13 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 				}
 				e = c.doc
 				edocs[j] = e
+				row[ess+j] = v
+				mask |= 1 << (j % 64)
+				acc += v
 			}
 			next = min(next, e)
-			row[ess+j] = v
-			acc += v
 		}
-		cdoc[n], cacc[n], cnrm[n], alive[n] = d, acc, nrm, uint16(n)
+		cdoc[n], cacc[n], cnrm[n], alive[n], sc.cmask[n] = d, acc, nrm, uint16(n), mask
 		n += int(b2u(acc*pruneSlack+bound >= theta))
 		d = next
 	}
@@ -248,8 +255,14 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			for i, q := range qts {
+			for i, q := range qts[:ess] {
 				contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+			}
+			mask := sc.cmask[idx]
+			for j, q := range qts[ess:] {
+				if mask>>(j%64)&1 != 0 {
+					contrib[q.pos] += row[ess+j]
+				}
 			}
 			s := 0.0
 			for _, v := range contrib {
