@@ -95,6 +95,44 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 		}
 		return n, false
 	}
+	if len(edocs) == 2 { // two: a two-way merge (7-9% faster than the general one)
+		qa, qb := qts[ess], qts[ess+1]
+		a, b := &qa.cur, &qb.cur
+		wa, wb := qa.weight, qb.weight
+		for d < hi && n < windowCands {
+			nrm := norms[d]
+			k := kt[nrm]
+			row := cm[n*nq+ess : n*nq+ess+2]
+			acc := 0.0
+			var mask uint64
+			if a.doc == d {
+				v := wa * tfNorm(float64(a.tf), k) // as maxScoreDAAT computes it
+				row[0], acc, mask = v, v, 1
+				if a.i < a.m {
+					a.doc, a.tf = a.docs[a.i], a.tfs[a.i]
+					a.i++
+				} else {
+					a.nextSlow()
+				}
+			}
+			if b.doc == d {
+				v := wb * tfNorm(float64(b.tf), k)
+				row[1] = v
+				acc += v
+				mask |= 2
+				if b.i < b.m {
+					b.doc, b.tf = b.docs[b.i], b.tfs[b.i]
+					b.i++
+				} else {
+					b.nextSlow()
+				}
+			}
+			cdoc[n], cacc[n], cnrm[n], alive[n], sc.cmask[n] = d, acc, nrm, uint16(n), mask
+			n += int(b2u(acc*pruneSlack+bound >= theta))
+			d = min(a.doc, b.doc)
+		}
+		return n, false
+	}
 	wide := len(edocs) > 64
 	for d < hi && n < windowCands {
 		nrm := norms[d]
