@@ -33,8 +33,7 @@ type batchScratch struct {
 	cacc  []float64 // per candidate: its bound so far (contributions found, in probe order)
 	cnrm  []uint8   // per candidate: its norm byte
 	alive []uint16  // the candidates still in the running
-	cmask []uint64  // per candidate: which essential lists have it (bit j for list ess+j; all when more than 64)
-	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution (essential lists: where cmask says)
+	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -42,7 +41,7 @@ var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
 // reset sizes the scratch for b candidates over nq lists.
 func (sc *batchScratch) reset(b, nq int) {
 	if len(sc.cdoc) != b {
-		sc.cdoc, sc.cacc, sc.cnrm, sc.alive, sc.cmask = make([]uint32, b), make([]float64, b), make([]uint8, b), make([]uint16, b), make([]uint64, b)
+		sc.cdoc, sc.cacc, sc.cnrm, sc.alive = make([]uint32, b), make([]float64, b), make([]uint8, b), make([]uint16, b)
 	}
 	if need := b * nq; len(sc.cm) < need {
 		sc.cm = make([]float64, need)
@@ -75,82 +74,19 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 	cdoc, cacc, cnrm, alive, cm := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], sc.cm
 	hi := uint32(min(uint64(d)+uint64(width), noDoc))
 	n := 0
-	if len(edocs) == 1 { // one essential list: its postings are the candidates (7% faster than the merge)
-		q := qts[ess]
-		c := &q.cur
-		w := q.weight
-		for d < hi && n < windowCands {
-			nrm := norms[d]
-			v := w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
-			cm[n*nq+ess] = v
-			cdoc[n], cacc[n], cnrm[n], alive[n], sc.cmask[n] = d, v, nrm, uint16(n), 1
-			n += int(b2u(v*pruneSlack+bound >= theta))
-			if c.i < c.m { // next, inlined
-				c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
-				c.i++
-			} else {
-				c.nextSlow()
-			}
-			d = c.doc
-		}
-		return n, false
-	}
-	if len(edocs) == 2 { // two: a two-way merge (7-9% faster than the general one)
-		qa, qb := qts[ess], qts[ess+1]
-		a, b := &qa.cur, &qb.cur
-		wa, wb := qa.weight, qb.weight
-		for d < hi && n < windowCands {
-			nrm := norms[d]
-			k := kt[nrm]
-			row := cm[n*nq+ess : n*nq+ess+2]
-			acc := 0.0
-			var mask uint64
-			if a.doc == d {
-				v := wa * tfNorm(float64(a.tf), k) // as maxScoreDAAT computes it
-				row[0], acc, mask = v, v, 1
-				if a.i < a.m {
-					a.doc, a.tf = a.docs[a.i], a.tfs[a.i]
-					a.i++
-				} else {
-					a.nextSlow()
-				}
-			}
-			if b.doc == d {
-				v := wb * tfNorm(float64(b.tf), k)
-				row[1] = v
-				acc += v
-				mask |= 2
-				if b.i < b.m {
-					b.doc, b.tf = b.docs[b.i], b.tfs[b.i]
-					b.i++
-				} else {
-					b.nextSlow()
-				}
-			}
-			cdoc[n], cacc[n], cnrm[n], alive[n], sc.cmask[n] = d, acc, nrm, uint16(n), mask
-			n += int(b2u(acc*pruneSlack+bound >= theta))
-			d = min(a.doc, b.doc)
-		}
-		return n, false
-	}
-	wide := len(edocs) > 64
 	for d < hi && n < windowCands {
 		nrm := norms[d]
 		k := kt[nrm]
 		row := cm[n*nq : n*nq+nq]
 		acc := 0.0
 		next := uint32(noDoc)
-		var mask uint64
-		if wide { // more lists than mask bits: the row is cleared and the mask names them all
-			clear(row[ess:])
-			mask = ^uint64(0)
-		}
 		for j, e := range edocs {
+			v := 0.0
 			if e == d {
 				q := qts[ess+j]
 				c := &q.cur
-				v := q.weight * tfNorm(float64(c.tf), k) // as maxScoreDAAT computes it
-				if c.i < c.m {                           // next, inlined
+				v = q.weight * tfNorm(float64(c.tf), k) // as maxScoreDAAT computes it
+				if c.i < c.m {                          // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
 				} else {
@@ -158,13 +94,12 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 				}
 				e = c.doc
 				edocs[j] = e
-				row[ess+j] = v
-				mask |= 1 << (j % 64)
-				acc += v
 			}
 			next = min(next, e)
+			row[ess+j] = v
+			acc += v
 		}
-		cdoc[n], cacc[n], cnrm[n], alive[n], sc.cmask[n] = d, acc, nrm, uint16(n), mask
+		cdoc[n], cacc[n], cnrm[n], alive[n] = d, acc, nrm, uint16(n)
 		n += int(b2u(acc*pruneSlack+bound >= theta))
 		d = next
 	}
@@ -313,14 +248,8 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			for i, q := range qts[:ess] {
+			for i, q := range qts {
 				contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
-			}
-			mask := sc.cmask[idx]
-			for j, q := range qts[ess:] {
-				if mask>>(j%64)&1 != 0 {
-					contrib[q.pos] += row[ess+j]
-				}
 			}
 			s := 0.0
 			for _, v := range contrib {
