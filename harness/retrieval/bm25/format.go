@@ -25,8 +25,11 @@ import (
 //	postings.bin  per term, at the offset its termInfo gives, a kind byte (see postings.go), then:
 //	              kind 0 (blocks): ceil(df/blockSize) skip entries (uint32 last doc, uint32 end offset
 //	              of the block in the list's block data, float32 the block's largest tf/(tf+K) under the
-//	              default k1 and b), then the blocks; a block holds up to blockSize postings, each a
-//	              uvarint doc gap g<<1|1 when tf is 1, or g<<1 followed by uvarint tf.
+//	              default k1 and b), then the blocks; a block holds up to blockSize postings, bit-packed:
+//	              a byte bg and a byte bt (each at most 32), then the postings' document gaps (from the
+//	              previous block's last document, or from 0) at bg bits each, then their tf-1 at bt bits
+//	              each (nothing when every tf is 1), each of the two bit streams least significant bit
+//	              first and padded to a whole byte.
 //	              kind 1 (dense: terms in at least 1/denseDiv of the documents): uint32 escape count e,
 //	              uint32 h the postings with tf >= 2, the tf = 1 postings' smallest norm byte, float32
 //	              their largest tf/(tf+K), and a form byte. Form 0 (h is also at least 1/denseDiv of the
@@ -39,7 +42,7 @@ import (
 //	              per denseWindow documents a float32, the window's largest tf/(tf+K).
 const (
 	formatName    = "ragbench-bm25"
-	formatVersion = 3
+	formatVersion = 4
 	blockSize     = 128
 	termInfoSize  = 24
 	skipEntrySize = 12

@@ -175,7 +175,8 @@ func encodeDenseHiBlocks(docs, tfs []uint32, norms []uint8, K *[256]float64, dat
 }
 
 // encodeBlocks appends a block-encoded posting list: its skip entries, then its blocks. It returns the
-// list's largest tf/(tf+K).
+// list's largest tf/(tf+K). A block is bit-packed (see format.go): the widths of its document gaps and of
+// its tf-1 values, then the gaps and the tf-1 values at those widths.
 func encodeBlocks(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte) ([]byte, float32) {
 	nb := (len(docs) + blockSize - 1) / blockSize
 	skipAt := len(data)
@@ -185,22 +186,13 @@ func encodeBlocks(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byt
 	prevLast := uint32(0)
 	for s, bi := 0, 0; s < len(docs); s, bi = s+blockSize, bi+1 {
 		e := min(s+blockSize, len(docs))
-		prev := prevLast
 		var blockBound float32
 		for k := s; k < e; k++ {
-			g := uint64(docs[k] - prev)
-			prev = docs[k]
-			tf := tfs[k]
-			if tf == 1 {
-				data = binary.AppendUvarint(data, g<<1|1)
-			} else {
-				data = binary.AppendUvarint(data, g<<1)
-				data = binary.AppendUvarint(data, uint64(tf))
-			}
-			if v := float32(tfNorm(float64(tf), K[norms[docs[k]]])); v > blockBound {
+			if v := float32(tfNorm(float64(tfs[k]), K[norms[docs[k]]])); v > blockBound {
 				blockBound = v
 			}
 		}
+		data = appendBlock(data, docs[s:e], tfs[s:e], prevLast)
 		bound = max(bound, blockBound)
 		prevLast = docs[e-1]
 		se := data[skipAt+bi*skipEntrySize:]
@@ -210,6 +202,48 @@ func encodeBlocks(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byt
 	}
 	return data, bound
 }
+
+// appendBlock appends one bit-packed block of postings (docs, tfs) whose gaps start from prev.
+func appendBlock(data []byte, docs, tfs []uint32, prev uint32) []byte {
+	var gapBits, tfBits uint32
+	p := prev
+	for k, d := range docs {
+		gapBits |= d - p
+		p = d
+		tfBits |= tfs[k] - 1
+	}
+	bg, bt := bits.Len32(gapBits), bits.Len32(tfBits)
+	data = append(data, byte(bg), byte(bt))
+	var acc uint64 // bits not yet written: fewer than 8 before each value is added
+	nacc := 0
+	for _, d := range docs {
+		acc |= uint64(d-prev) << nacc
+		prev = d
+		for nacc += bg; nacc >= 8; nacc -= 8 {
+			data = append(data, byte(acc))
+			acc >>= 8
+		}
+	}
+	if nacc > 0 {
+		data = append(data, byte(acc))
+	}
+	acc, nacc = 0, 0
+	for _, tf := range tfs {
+		acc |= uint64(tf-1) << nacc
+		for nacc += bt; nacc >= 8; nacc -= 8 {
+			data = append(data, byte(acc))
+			acc >>= 8
+		}
+	}
+	if nacc > 0 {
+		data = append(data, byte(acc))
+	}
+	return data
+}
+
+// packedLen is the byte length of a block of n postings bit-packed at gap width bg and tf width bt, its
+// two width bytes included.
+func packedLen(n, bg, bt int) int { return 2 + (n*bg+7)/8 + (n*bt+7)/8 }
 
 // popcount is bits.OnesCount64, named for the rank computations.
 func popcount(w uint64) int { return bits.OnesCount64(w) }

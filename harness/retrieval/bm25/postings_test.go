@@ -2,8 +2,10 @@ package bm25
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -139,13 +141,13 @@ func TestOldFormatRefused(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	m["version"] = 2
+	m["version"] = 2 // older layouts (v3 had varint blocks) are refused alike
 	b, _ = json.Marshal(m)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Open(dir)
-	if err == nil || !strings.Contains(err.Error(), "format version 2, this program reads 3; rebuild the index") {
+	if err == nil || !strings.Contains(err.Error(), "format version 2, this program reads 4; rebuild the index") {
 		t.Fatalf("err = %v, want a refusal of version 2", err)
 	}
 }
@@ -187,5 +189,79 @@ func TestCorruptDense(t *testing.T) {
 		}
 		ix.Close()
 		os.WriteFile(p, orig, 0o644)
+	}
+}
+
+// TestBlockWidths: bit-packed blocks at every gap and tf width from 0 to 32 bits, including the largest
+// values, decode to what was encoded, by iteration and by advance to each posting and between postings.
+func TestBlockWidths(t *testing.T) {
+	for w := 0; w <= 32; w++ {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			var docs, tfs []uint32
+			d := uint32(0)
+			top := uint64(1)<<w - 1 // the largest value of w bits
+			for i := 0; len(docs) < 3*blockSize+5; i++ {
+				g := uint32(1)
+				if i%blockSize == 5 && w > 0 {
+					g = uint32(top >> max(0, w-30)) // one gap of w bits per block (30 for w > 30: docs stay below 2^32)
+				}
+				if uint64(d)+uint64(g) >= 1<<32-1 {
+					break
+				}
+				if len(docs) > 0 {
+					d += g
+				}
+				tf := uint32(1)
+				if i%blockSize == 7 {
+					tf = uint32(top) + 1 // tf-1 of w bits; wraps to 0 for w = 32, so use the largest tf
+					if w == 32 {
+						tf = math.MaxUint32
+					}
+				}
+				docs, tfs = append(docs, d), append(tfs, tf)
+			}
+			n := int(docs[len(docs)-1]) + 1
+			// The list as encodeBlocks lays it out (skip entries, then blocks), without the norms that
+			// its bounds need: the bounds are not read here.
+			nb := (len(docs) + blockSize - 1) / blockSize
+			data := make([]byte, nb*skipEntrySize)
+			prev := uint32(0)
+			for b := 0; b < nb; b++ {
+				s, e := b*blockSize, min((b+1)*blockSize, len(docs))
+				data = appendBlock(data, docs[s:e], tfs[s:e], prev)
+				prev = docs[e-1]
+				binary.LittleEndian.PutUint32(data[b*skipEntrySize:], prev)
+				binary.LittleEndian.PutUint32(data[b*skipEntrySize+4:], uint32(len(data)-nb*skipEntrySize))
+			}
+			l := termList{kind: listBlocks, off: 0, n: uint32(len(docs))}
+			var c cursor
+			if err := c.init(data, l, n); err != nil {
+				t.Fatal(err)
+			}
+			i := 0
+			for c.next(); c.doc != noDoc; c.next() {
+				if i >= len(docs) || c.doc != docs[i] || c.tf != tfs[i] {
+					t.Fatalf("posting %d: got doc %d tf %d, want doc %d tf %d", i, c.doc, c.tf, docs[i], tfs[i])
+				}
+				i++
+			}
+			if i != len(docs) {
+				t.Fatalf("%d postings decoded, want %d", i, len(docs))
+			}
+			for step := 1; step <= 7; step += 3 {
+				c.init(data, l, n)
+				c.next()
+				for j := 0; j < len(docs); j += step {
+					target := docs[j]
+					if j > 0 && step > 1 && docs[j]-docs[j-1] > 1 {
+						target = docs[j-1] + 1 // between two postings: lands on docs[j]
+					}
+					c.advance(target)
+					if c.doc != docs[j] || c.tf != tfs[j] {
+						t.Fatalf("advance(%d): got doc %d tf %d, want doc %d tf %d", target, c.doc, c.tf, docs[j], tfs[j])
+					}
+				}
+			}
+		})
 	}
 }

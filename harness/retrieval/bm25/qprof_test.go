@@ -2,9 +2,11 @@ package bm25
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +207,63 @@ func qprofQueries(t *testing.T) []string {
 		qs = append(qs, s.Query())
 	}
 	return qs
+}
+
+// TestBatchAB compares, in one process and query by query (fastest of 3 runs each, in turns), the
+// document-at-a-time MaxScore with the batch scorer at several window widths (BM25_QPROF_WINDOWS, a
+// comma-separated list; default the current windowDocs), each from initialTheta with its cost
+// included. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestBatchAB(t *testing.T) {
+	ix := qprofIndex(t)
+	qs := qprofQueries(t)
+	defer func(u bool, b int) { useBatches, windowDocs = u, b }(useBatches, windowDocs)
+	variants := []int{0, windowDocs} // 0: document at a time
+	if v := os.Getenv("BM25_QPROF_WINDOWS"); v != "" {
+		variants = variants[:1]
+		for _, f := range strings.Split(v, ",") {
+			b, err := strconv.Atoi(f)
+			if err != nil || b <= 0 {
+				t.Fatalf("BM25_QPROF_WINDOWS: %q is not a positive number", f)
+			}
+			variants = append(variants, b)
+		}
+	}
+	total := make([]time.Duration, len(variants))
+	for qi, q := range qs {
+		for k := range variants {
+			// The order of the variants turns with each query: a variant run right after another on
+			// the same query finds its data in cache, which an A/A run of this loop showed to be worth
+			// about 5% to whichever runs second.
+			i := (k + qi) % len(variants)
+			v := variants[i]
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				useBatches, windowDocs = v > 0, max(v, 1)
+				start := time.Now()
+				if _, err := ix.Search(context.Background(), q, 10); err != nil {
+					t.Fatal(err)
+				}
+				best = min(best, time.Since(start))
+			}
+			total[i] += best
+		}
+	}
+	for i, v := range variants {
+		name := "document at a time"
+		if v > 0 {
+			name = fmt.Sprintf("windows of %d documents", v)
+		}
+		t.Logf("%s: %.0f queries/s", name, float64(len(qs))/total[i].Seconds())
+	}
+}
+
+// TestVerifyIndex runs Index.Verify on the index named by BM25_QPROF_INDEX (skipped without it): a check
+// of a large index built by the CLI.
+func TestVerifyIndex(t *testing.T) {
+	ix := qprofIndex(t)
+	start := time.Now()
+	if err := ix.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("verified in %v", time.Since(start))
 }

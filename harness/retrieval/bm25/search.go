@@ -29,6 +29,7 @@ type Index struct {
 	nTerms int
 	params Params
 	k      [256]float64 // the norm table of params
+	k1     [256]float64 // per norm byte, tfNorm(1, k[norm]): a tf = 1 posting's factor
 }
 
 // Params are the scoring parameters of a search.
@@ -136,6 +137,9 @@ func (ix *Index) SetParams(p Params) error {
 	}
 	ix.params = p
 	ix.k = normTable(p.K1, p.B, ix.meta.AvgDL())
+	for i, k := range ix.k {
+		ix.k1[i] = tfNorm(1, k)
+	}
 	return nil
 }
 
@@ -699,7 +703,7 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	return theta
 }
 
-// maxScore is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
+// maxScoreDAAT is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
 // a document above the current k-th score are not iterated, only probed for the candidates of the
 // others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
 // does not depend on k or on the pruning (exact ties stay ties, broken by ordinal). theta0 is a score the
@@ -707,7 +711,7 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 // are pruned from the start. Block-max windows (bounding a range of documents by every list's block
 // bounds, to skip it) were dropped in query round 6: with the initial threshold they skipped no window
 // of 140 per NQ-open question and the search was 5% faster without them (docs/retrieval.md).
-func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
+func (ix *Index) maxScoreDAAT(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
 	// prefix[i] bounds what the lists qts[:i] can add to a document: the sum over terms of the largest
@@ -937,18 +941,20 @@ const noDoc = math.MaxUint32
 // dense list (a bitmap) is iterated word by word, and probe looks a document up without moving the
 // cursor; its "blocks" are the directory's windows of denseWindow documents.
 type cursor struct {
-	skips []byte // nblocks entries of (last doc, end offset)
-	data  []byte
-	df    int
-	nb    int
-	block int // current block
-	i     int // next index into docs/tfs
-	m     int // postings decoded so far in the current block
-	n     int // postings in the current block
-	p     int // data offset of the next undecoded posting
-	last  uint32
-	doc   uint32
-	tf    uint32
+	skips  []byte // nblocks entries of (last doc, end offset)
+	data   []byte
+	df     int
+	nb     int
+	block  int  // current block
+	i      int  // next index into docs/tfs
+	m      int  // postings decoded so far in the current block
+	n      int  // postings in the current block
+	bg, bt uint // the current block's bit widths of document gaps and of tf-1
+	gapBit int  // the bit offset in data of the current block's first gap
+	tfBit  int  // the bit offset in data of the current block's first tf-1
+	last   uint32
+	doc    uint32
+	tf     uint32
 
 	dense          bool
 	ones           bool   // dense: the tf = 1 bitmap (no ranks, no nibbles)
@@ -1116,57 +1122,76 @@ func (c *cursor) blockEnd(b int) int {
 	return int(binary.LittleEndian.Uint32(c.skips[b*skipEntrySize+4:]))
 }
 
-// enter positions the cursor before the first posting of block b, without decoding it.
+// enter positions the cursor before the first posting of block b, without decoding it. A block whose
+// widths or length do not add up panics (recovered by Search and Verify).
 func (c *cursor) enter(b int) {
 	c.block = b
 	c.n = c.blockLen(b)
 	c.i, c.m = 0, 0
+	start := 0
 	if b > 0 {
-		c.p, c.last = c.blockEnd(b-1), c.lastDoc(b-1)
+		start, c.last = c.blockEnd(b-1), c.lastDoc(b-1)
 	} else {
-		c.p, c.last = 0, 0
+		c.last = 0
 	}
+	data := c.data
+	bg, bt := int(data[start]), int(data[start+1])
+	if bg > 32 || bt > 32 || start+packedLen(c.n, bg, bt) != c.blockEnd(b) {
+		panic(errCorrupt)
+	}
+	c.bg, c.bt = uint(bg), uint(bt)
+	c.gapBit = 8 * (start + 2)
+	c.tfBit = c.gapBit + 8*((c.n*bg+7)/8)
 	c.doc = c.last
 }
 
 // decode decodes postings of the current block until stop of them are decoded or, with target > 0, one
-// at or past target was decoded. Truncated data panics (recovered by Search and Verify).
+// at or past target was decoded. The values are at fixed bit widths, so that each is a load, a shift and
+// a mask, with no branch on its length.
 func (c *cursor) decode(stop int, target uint32) {
 	data := c.data
-	p, d, m := c.p, c.last, c.m
-	for m < stop {
-		v := uint64(data[p])
-		if v < 0x80 {
-			p++
-		} else if b := uint64(data[p+1]); b < 0x80 {
-			v = v&0x7f | b<<7 // two bytes: most gaps of the rarer terms
-			p += 2
-		} else {
-			var w int
-			v, w = uvarint(data, p)
-			p += w
-		}
-		d += uint32(v >> 1)
-		c.docs[m] = d
-		if v&1 == 1 {
-			c.tfs[m] = 1
-		} else {
-			t := uint64(data[p])
-			if t < 0x80 {
-				p++
-			} else {
-				var w int
-				t, w = uvarint(data, p)
-				p += w
+	d, m := c.last, c.m
+	bg, bt := c.bg, c.bt
+	gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
+	gb, tb := c.gapBit+m*int(bg), c.tfBit+m*int(bt)
+	if target > 0 && m < stop {
+		// Only the posting at or past target can be returned (advance skips the others, and later targets
+		// are larger): decode the gaps, and the tf of the last one.
+		for m < stop {
+			d += uint32(load64(data, gb>>3) >> (gb & 7) & gmask)
+			c.docs[m%blockSize] = d
+			gb += int(bg)
+			m++
+			if d >= target {
+				break
 			}
-			c.tfs[m] = uint32(t)
 		}
-		m++
-		if target > 0 && d >= target {
-			break
-		}
+		tb += (m - 1 - c.m) * int(bt)
+		c.tfs[(m-1)%blockSize] = uint32(load64(data, tb>>3)>>(tb&7)&tmask) + 1
+		c.last, c.m = d, m
+		return
 	}
-	c.p, c.last, c.m = p, d, m
+	for m < stop {
+		d += uint32(load64(data, gb>>3) >> (gb & 7) & gmask)
+		t := uint32(load64(data, tb>>3)>>(tb&7)&tmask) + 1
+		c.docs[m%blockSize], c.tfs[m%blockSize] = d, t
+		gb += int(bg)
+		tb += int(bt)
+		m++
+	}
+	c.last, c.m = d, m
+}
+
+// load64 reads 8 little-endian bytes at o, as zeros past the end of b.
+func load64(b []byte, o int) uint64 {
+	if o+8 <= len(b) {
+		return binary.LittleEndian.Uint64(b[o:])
+	}
+	var x uint64
+	for j := 0; o+j < len(b) && j < 8; j++ {
+		x |= uint64(b[o+j]) << (8 * j)
+	}
+	return x
 }
 
 // next moves to the next posting, or sets doc to noDoc at the end.
@@ -1230,18 +1255,6 @@ func (c *cursor) advance(target uint32) {
 	}
 	c.doc, c.tf = c.docs[i], c.tfs[i]
 	c.i = i + 1
-}
-
-// uvarint decodes a uvarint at p; it panics on truncated data (recovered by Search).
-func uvarint(b []byte, p int) (uint64, int) {
-	if c := b[p]; c < 0x80 {
-		return uint64(c), 1
-	}
-	v, n := binary.Uvarint(b[p:])
-	if n <= 0 {
-		panic(errCorrupt)
-	}
-	return v, n
 }
 
 // QueryCost returns how many distinct indexed terms the query has and their total postings (the work an
