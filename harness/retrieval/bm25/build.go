@@ -131,7 +131,7 @@ type worker struct {
 	an     Analyzer
 	fields Fields
 	voc    *vocab
-	view   tokView // voc.tok with this worker's hot cache
+	view   *tokView // voc.tok with this worker's hot cache
 	// seen holds per vocabulary id the index+1 of the document that last saw it, within the batch, and
 	// its entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
