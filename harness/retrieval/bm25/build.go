@@ -475,7 +475,9 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, toStore chan<- *bat
 }
 
 // store checks each document (non-empty unique id, valid UTF-8), writes the document store and passes
-// the batches on to the workers. It stops at the first bad document.
+// the batches on to the workers. It stops at the first bad document. Ids are checked for uniqueness at
+// the end (or at the failure), by sorting their hashes: that is cheaper than a map probed at random,
+// and it reports the same first duplicate (see dupCheck).
 func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batch) error {
 	docs, err := createSum(b.dir, fileDocs)
 	if err != nil {
@@ -486,10 +488,17 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 		docs.abort()
 		return err
 	}
-	fail := func(err error) error { docs.abort(); offs.abort(); return err }
 	seed := maphash.MakeSeed()
-	seen := map[uint64]uint32{}   // hash of id -> ordinal
-	collided := map[string]bool{} // ids whose hash matched a different id
+	var hashes []uint64 // hash of each stored document's id, by ordinal
+	// fail reports a duplicate id among the documents stored so far, which comes first, or else err.
+	fail := func(err error) error {
+		if derr := dupCheck(docs, seed, hashes); derr != nil {
+			err = derr
+		}
+		docs.abort()
+		offs.abort()
+		return err
+	}
 	var pos int64
 	var ord uint32
 	var hdr [3 * binary.MaxVarintLen64]byte
@@ -510,22 +519,7 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 				// The workers address a document's tokens with 32-bit offsets.
 				return fail(fmt.Errorf("bm25: document %q is larger than 4 GiB", d.ID))
 			}
-			h := maphash.String(seed, d.ID)
-			if prev, ok := seen[h]; ok {
-				if collided[d.ID] {
-					return fail(fmt.Errorf("bm25: duplicate document id %q (document %d)", d.ID, ord))
-				}
-				prevID, err := b.readID(docs, prev)
-				if err != nil {
-					return fail(err)
-				}
-				if prevID == d.ID {
-					return fail(fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", d.ID, prev, ord))
-				}
-				collided[d.ID] = true
-			} else {
-				seen[h] = ord
-			}
+			hashes = appendDoubling(hashes, maphash.String(seed, d.ID))
 			binary.LittleEndian.PutUint64(u8[:], uint64(pos))
 			offs.Write(u8[:])
 			n := binary.PutUvarint(hdr[:], uint64(len(d.ID)))
@@ -544,6 +538,9 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 			return fail(ctx.Err())
 		}
 	}
+	if err := dupCheck(docs, seed, hashes); err != nil {
+		return fail(err)
+	}
 	binary.LittleEndian.PutUint64(u8[:], uint64(pos))
 	offs.Write(u8[:])
 	ds, err := docs.close()
@@ -561,35 +558,81 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 	return nil
 }
 
-// readID reads back the id of an already written document (only on a hash match of two ids).
-func (b *builder) readID(w *sumWriter, ord uint32) (string, error) {
-	if err := w.w.Flush(); err != nil {
-		return "", fmt.Errorf("bm25: %w", err)
+// dupCheck returns an error naming the first duplicate id among the documents whose id hashes are
+// hashes (by ordinal; w is the document store they were written to), or nil. The first duplicate is the
+// one whose second occurrence comes first, named with its first occurrence, as a check at each document
+// would report it. It sorts hashes in place; only when two hashes are equal does it read the ids back
+// from the store.
+func dupCheck(w *sumWriter, seed maphash.Seed, hashes []uint64) error {
+	slices.Sort(hashes)
+	var same map[uint64]bool
+	for i := 1; i < len(hashes); i++ {
+		if hashes[i] == hashes[i-1] {
+			if same == nil {
+				same = map[uint64]bool{}
+			}
+			same[hashes[i]] = true
+		}
 	}
-	// The offsets file is still buffered; find the record by scanning is too slow, so the offsets are
-	// recomputed from the doc store on this rare path.
+	if same == nil {
+		return nil
+	}
+	// Rare: read the ids back and find, among the ids with a shared hash, the first repeated one.
+	first := map[string]uint32{}
+	var dupID string
+	var dupA, dupB uint32
+	found := false
+	err := eachStoredID(w, func(ord uint32, id string) bool {
+		if !same[maphash.String(seed, id)] {
+			return true
+		}
+		if prev, ok := first[id]; ok {
+			dupID, dupA, dupB, found = id, prev, ord, true
+			return false
+		}
+		first[id] = ord
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return nil // hash collisions of distinct ids
+	}
+	return fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", dupID, dupA, dupB)
+}
+
+// eachStoredID calls fn with the ordinal and id of every document written to the document store w so far,
+// in order, until fn returns false.
+func eachStoredID(w *sumWriter, fn func(ord uint32, id string) bool) error {
+	if err := w.w.Flush(); err != nil {
+		return fmt.Errorf("bm25: %w", err)
+	}
 	f, err := os.Open(w.f.Name())
 	if err != nil {
-		return "", fmt.Errorf("bm25: %w", err)
+		return fmt.Errorf("bm25: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	br := bufio.NewReaderSize(f, 1<<20)
 	for i := uint32(0); ; i++ {
 		var l [3]uint64
 		for j := range l {
 			if l[j], err = binary.ReadUvarint(br); err != nil {
-				return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
+				if j == 0 && errors.Is(err, io.EOF) {
+					return nil
+				}
+				return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 			}
 		}
-		if i == ord {
-			id := make([]byte, l[0])
-			if _, err := io.ReadFull(br, id); err != nil {
-				return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
-			}
-			return string(id), nil
+		id := make([]byte, l[0])
+		if _, err := io.ReadFull(br, id); err != nil {
+			return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 		}
-		if _, err := br.Discard(int(l[0] + l[1] + l[2])); err != nil {
-			return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
+		if !fn(i, string(id)) {
+			return nil
+		}
+		if _, err := br.Discard(int(l[1] + l[2])); err != nil {
+			return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 		}
 	}
 }
