@@ -198,8 +198,10 @@ func (v *tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, in
 		tk := &toks[i]
 		n := tk.e - tk.s
 		if n <= 8 {
-			pk := binary.LittleEndian.Uint64(buf[tk.s : tk.s+8])
-			pk &= ^uint64(0) >> (64 - 8*n)
+			pk := tk.pk // packed by appendTokens on its ASCII path
+			if pk == 0 {
+				pk = binary.LittleEndian.Uint64(buf[tk.s:tk.s+8]) & (^uint64(0) >> (64 - 8*n))
+			}
 			h := mixKey(pk, seed)
 			tk.h, tk.pk = h, pk
 			hs := &v.hot[h>>(64-hotBits)]
