@@ -226,7 +226,7 @@ func (v *tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, in
 	var touch uint32
 	for i, val := range res {
 		if val == tokUnknown {
-			touch += a.slots[toks[i].h>>a.shift].hash
+			touch += atomic.LoadUint32(&a.slots[toks[i].h>>a.shift].hash)
 		}
 	}
 	v.sink += touch
