@@ -42,6 +42,10 @@ type Options struct {
 	Progress io.Writer
 	// TempDir holds the run files (default a folder inside the output directory, removed at the end).
 	TempDir string
+
+	// memRuns, when positive, replaces the bytes of encoded runs that may be kept in memory instead of
+	// files (tests use it to mix both kinds; see memRunLimit).
+	memRuns int64
 }
 
 func (o *Options) fill() error {
@@ -230,13 +234,16 @@ type runJob struct {
 	nTerms  int // global terms known when the job was cut
 }
 
-// run is a spilled run file: per term (increasing global id) uvarint term id, uvarint count, then per
+// run is a spilled run: per term (increasing global id) uvarint term id, uvarint count, then per
 // posting uvarint doc gap (from 0 for the term's first) and uvarint tf. starts[g] is the offset of the
-// first term of granule g (granFirst); granules past the end of starts start at size.
+// first term of granule g (granFirst); granules past the end of starts start at size. It is kept in
+// memory (data) while the memory budget allows (see memRunLimit), else written to file name.
 type run struct {
 	name   string
 	size   int64
 	starts []int64
+	data   []byte
+	free   func() // releases data when it is not on the Go heap
 }
 
 // Granules of term ids are where the parallel merge can start reading a run: each of the first
@@ -300,8 +307,19 @@ type builder struct {
 	lastShow time.Time
 	spillCh  chan *runJob
 
-	runsMu sync.Mutex
-	runs   []run // by job index
+	progMu sync.Mutex // serializes writes to opt.Progress, which several goroutines make
+
+	runsMu  sync.Mutex
+	runs    []run // by job index
+	memLeft int64 // bytes of runs that may still be kept in memory (under runsMu)
+}
+
+// memRunLimit is how many bytes of encoded runs a build keeps in memory instead of writing run files:
+// what the memory budget leaves once the postings buffers and sort arrays of runCap postings are
+// counted (see runCapFor), which is nothing unless runs are cut at their 8M-posting maximum. Runs held
+// in memory spare their file's write and read and count against the budget like the buffers.
+func memRunLimit(budget int64, workers, runCap int) int64 {
+	return max(0, budget-int64(runCap)*int64(8*(workers+2)+24*workers))
 }
 
 // runCapFor is the number of postings per run for a memory budget: while one run fills, up to
@@ -318,8 +336,19 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	b.meta = Meta{Format: formatName, Version: formatVersion, Analyzer: opt.Analyzer, Fields: opt.Fields, K1: opt.K1, B: opt.B, Files: map[string]FileSum{}}
 	b.voc = newVocab(opt.Analyzer)
 	defer b.voc.release()
+	defer func() {
+		for _, r := range b.runs {
+			if r.free != nil {
+				r.free()
+			}
+		}
+	}()
 	b.pending = map[int]*batch{}
 	b.runCap = runCapFor(opt.MemoryBudget, opt.Workers)
+	b.memLeft = memRunLimit(opt.MemoryBudget, opt.Workers, b.runCap)
+	if opt.memRuns > 0 {
+		b.memLeft = opt.memRuns
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -694,7 +723,7 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 	if b.opt.Progress != nil && time.Since(b.lastShow) > 2*time.Second {
 		b.lastShow = time.Now()
 		el := time.Since(b.start).Seconds()
-		fmt.Fprintf(b.opt.Progress, "bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
+		b.progressf("bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
 			len(b.lens), len(b.global), b.nJobs, float64(len(b.lens))/el)
 	}
 	return nil
@@ -720,14 +749,15 @@ func (b *builder) submit(ctx context.Context) error {
 
 // spillScratch is a spiller's reusable memory.
 type spillScratch struct {
-	a, b   []posting
-	free   []func()
-	counts []int
-	enc    []byte
+	a, b    []posting
+	free    []func()
+	counts  []int
+	enc     []byte
+	encFree func()
 }
 
 func (sc *spillScratch) release() {
-	for _, f := range sc.free {
+	for _, f := range append(sc.free, sc.encFree) {
 		if f != nil {
 			f()
 		}
@@ -794,7 +824,12 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	// copies the buffer many times over.
 	enc := sc.enc[:0]
 	if est := 3*n + 1<<20; cap(enc) < est {
-		enc = make([]byte, 0, est)
+		if sc.encFree != nil {
+			sc.encFree()
+		}
+		// Off the Go heap, on huge pages: first touches of 4 KiB pages cost more than the encoding.
+		enc, sc.encFree = hugeAlloc[byte](est)
+		enc = enc[:0]
 	}
 	nGran := granCount(job.nTerms)
 	starts := make([]int64, 0, nGran)
@@ -817,16 +852,31 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		}
 		i = j
 	}
-	sc.enc = enc[:0]
-	name := filepath.Join(b.runDir, fmt.Sprintf("run-%05d", job.idx))
-	if err := os.WriteFile(name, enc, 0o644); err != nil {
-		return fmt.Errorf("bm25: write run: %w", err)
+	b.runsMu.Lock()
+	inMem := int64(cap(enc)) <= b.memLeft
+	if inMem {
+		b.memLeft -= int64(cap(enc))
+	}
+	b.runsMu.Unlock()
+	r := run{size: int64(len(enc)), starts: starts}
+	where := "in memory"
+	if inMem {
+		r.name = fmt.Sprintf("run %d (in memory)", job.idx+1)
+		r.data, r.free = enc, sc.encFree
+		sc.enc, sc.encFree = nil, nil // the run keeps the buffer
+	} else {
+		sc.enc = enc[:0]
+		r.name = filepath.Join(b.runDir, fmt.Sprintf("run-%05d", job.idx))
+		if err := os.WriteFile(r.name, enc, 0o644); err != nil {
+			return fmt.Errorf("bm25: write run: %w", err)
+		}
+		where = "to file"
 	}
 	b.runsMu.Lock()
-	b.runs[job.idx] = run{name: name, size: int64(len(enc)), starts: starts}
+	b.runs[job.idx] = r
 	b.runsMu.Unlock()
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", job.idx+1, n)
+		b.progressf("bm25: spilled run %d (%d postings, %s)\n", job.idx+1, n, where)
 	}
 	return nil
 }
@@ -940,7 +990,7 @@ func (b *builder) finish(ctx context.Context) error {
 	}
 	b.note("dictionary written")
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
+		b.progressf("bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
 			meta.Docs, meta.Empty, meta.Terms, meta.Postings, time.Since(b.start).Seconds())
 	}
 	return writeMeta(b.dir, meta)
@@ -952,8 +1002,11 @@ func (b *builder) finish(ctx context.Context) error {
 func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	nTerms := len(b.termList)
 	nGran := granCount(nTerms)
-	files := make([]*os.File, len(b.runs))
+	files := make([]*os.File, len(b.runs)) // nil for the runs in memory
 	for i, r := range b.runs {
+		if r.data != nil {
+			continue
+		}
 		f, err := os.Open(r.name)
 		if err != nil {
 			return nil, fmt.Errorf("bm25: %w", err)
@@ -1088,10 +1141,12 @@ func (c *runCursor) advance() bool {
 func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []uint8, K *[256]float64) error {
 	t0 := granFirst(t.g0)
 	t1 := min(granFirst(t.g1), len(b.termList))
-	// Read each run's section of the task into one buffer.
+	// Read each file run's section of the task into one buffer; a run in memory is read in place.
 	var need int64
 	for _, r := range b.runs {
-		need += r.start(t.g1) - r.start(t.g0)
+		if r.data == nil {
+			need += r.start(t.g1) - r.start(t.g0)
+		}
 	}
 	if int64(cap(m.buf)) < need {
 		m.buf = make([]byte, need)
@@ -1101,10 +1156,15 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 	var at int64
 	for i, r := range b.runs {
 		s, e := r.start(t.g0), r.start(t.g1)
-		sec := buf[at : at+e-s]
-		at += e - s
-		if _, err := files[i].ReadAt(sec, s); err != nil {
-			return fmt.Errorf("bm25: read run %s: %w", r.name, err)
+		var sec []byte
+		if r.data != nil {
+			sec = r.data[s:e]
+		} else {
+			sec = buf[at : at+e-s]
+			at += e - s
+			if _, err := files[i].ReadAt(sec, s); err != nil {
+				return fmt.Errorf("bm25: read run %s: %w", r.name, err)
+			}
 		}
 		cur[i].b = sec
 		if !cur[i].advance() {
@@ -1112,7 +1172,11 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 		}
 	}
 	t.recs = make([]termRec, t1-t0)
-	out := make([]byte, 0, need+need/4)
+	var secs int64
+	for _, c := range cur {
+		secs += int64(len(c.b))
+	}
+	out := make([]byte, 0, secs+secs/4)
 	docs, tfs := m.docs, m.tfs
 	for term := t0; term < t1; term++ {
 		docs, tfs = docs[:0], tfs[:0]
@@ -1199,10 +1263,17 @@ func sortTerms(terms []string) []uint32 {
 	return order
 }
 
+// progressf writes a progress line to opt.Progress (which must be set), one goroutine at a time.
+func (b *builder) progressf(format string, args ...any) {
+	b.progMu.Lock()
+	fmt.Fprintf(b.opt.Progress, format, args...)
+	b.progMu.Unlock()
+}
+
 // note writes a timed progress line.
 func (b *builder) note(what string) {
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: %s at %.1fs\n", what, time.Since(b.start).Seconds())
+		b.progressf("bm25: %s at %.1fs\n", what, time.Since(b.start).Seconds())
 	}
 }
 
