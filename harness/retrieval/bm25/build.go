@@ -128,6 +128,7 @@ type batch struct {
 	ends []int32 // end of each document's entries in ids/tfs
 	ids  []int32 // vocabulary ids; the accumulator rewrites them to global ids in place
 	tfs  []uint32
+	slab slab // where ids and tfs started (from the pool; returned by the spill)
 }
 
 // worker analyzes documents into vocabulary ids (see vocab), which all workers share.
@@ -135,6 +136,7 @@ type worker struct {
 	an     Analyzer
 	fields Fields
 	voc    *vocab
+	pool   *postPool
 	view   *tokView // voc.tok with this worker's hot cache
 	// seen holds per vocabulary id the index+1 of the document that last saw it, within the batch, and
 	// its entry index in that document (side by side: one cache line per lookup).
@@ -150,14 +152,19 @@ type worker struct {
 
 type seenRec struct{ mark, slot int32 }
 
-func newWorker(an Analyzer, fields Fields, voc *vocab) *worker {
-	return &worker{an: an, fields: fields, voc: voc, view: newTokView(voc.tok)}
+func newWorker(an Analyzer, fields Fields, voc *vocab, pool *postPool) *worker {
+	return &worker{an: an, fields: fields, voc: voc, pool: pool, view: newTokView(voc.tok)}
 }
 
 func (w *worker) process(b *batch) {
 	if cap(b.ids) == 0 && w.hintIDs > 0 {
-		b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
-		b.tfs = make([]uint32, 0, w.hintIDs+w.hintIDs/8)
+		if w.pool != nil {
+			b.slab = w.pool.get(w.hintIDs + w.hintIDs/8)
+			b.ids, b.tfs = b.slab.ids, b.slab.tfs
+		} else {
+			b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
+			b.tfs = make([]uint32, 0, w.hintIDs+w.hintIDs/8)
+		}
 	}
 	b.lens = b.lens[:0]
 	b.ends = b.ends[:0]
@@ -291,7 +298,8 @@ type builder struct {
 	runDir string
 	start  time.Time
 
-	voc *vocab
+	voc  *vocab
+	pool postPool // the batches' postings arrays
 	// Accumulator state (one goroutine). Global term ids follow the terms' first occurrence in document
 	// order; termList is filled from voc at the end.
 	trans    []int32  // vocabulary id -> global id + 1 (0: not seen yet)
@@ -336,6 +344,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	b.meta = Meta{Format: formatName, Version: formatVersion, Analyzer: opt.Analyzer, Fields: opt.Fields, K1: opt.K1, B: opt.B, Files: map[string]FileSum{}}
 	b.voc = newVocab(opt.Analyzer)
 	defer b.voc.release()
+	defer b.pool.release() // after every pipeline goroutine has ended: run waits for them all
 	defer func() {
 		for _, r := range b.runs {
 			if r.free != nil {
@@ -382,7 +391,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := newWorker(opt.Analyzer, opt.Fields, b.voc)
+			w := newWorker(opt.Analyzer, opt.Fields, b.voc, &b.pool)
 			for bt := range work {
 				w.process(bt)
 				bt.docs = nil
@@ -804,7 +813,11 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 			start = end
 		}
 	}
-	job.batches = nil // the postings are in a; let the batches go
+	for _, bt := range job.batches {
+		b.pool.put(bt.slab) // the postings are in a
+		bt.ids, bt.tfs, bt.slab = nil, nil, slab{}
+	}
+	job.batches = nil
 	hiLen := job.nTerms>>lowBits + 2
 	counts = counts[:0]
 	counts = append(counts, make([]int, hiLen)...)
