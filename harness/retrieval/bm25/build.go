@@ -317,6 +317,8 @@ type builder struct {
 
 	progMu sync.Mutex // serializes writes to opt.Progress, which several goroutines make
 
+	recsFree func() // releases merge's term records (off the Go heap)
+
 	runsMu  sync.Mutex
 	runs    []run // by job index
 	memLeft int64 // bytes of runs that may still be kept in memory (under runsMu)
@@ -345,6 +347,11 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	b.voc = newVocab(opt.Analyzer)
 	defer b.voc.release()
 	defer b.pool.release() // after every pipeline goroutine has ended: run waits for them all
+	defer func() {
+		if b.recsFree != nil {
+			b.recsFree()
+		}
+	}()
 	defer func() {
 		for _, r := range b.runs {
 			if r.free != nil {
@@ -1067,9 +1074,11 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			}
 		}
 	}()
+	// Task output buffers are reused once written: there are at most len(slots) of them at a time.
+	outs := make(chan []byte, cap(slots))
 	for i := 0; i < b.opt.Workers; i++ {
 		go func() {
-			var m merger
+			m := merger{outs: outs}
 			for t := range taskCh {
 				if ctx.Err() == nil {
 					t.err = m.mergeTask(b, files, t, norms, &K)
@@ -1082,7 +1091,8 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]termRec, nTerms)
+	recs, recsFree := hugeAlloc[termRec](nTerms)
+	b.recsFree = recsFree
 	var off uint64
 	for _, t := range tasks {
 		select {
@@ -1105,6 +1115,10 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 		}
 		post.Write(t.out)
 		off += uint64(len(t.out))
+		select {
+		case outs <- t.out[:0]:
+		default:
+		}
 		t.out, t.recs = nil, nil
 		<-slots
 	}
@@ -1118,6 +1132,7 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 
 // merger holds one merge goroutine's reusable buffers.
 type merger struct {
+	outs       chan []byte // output buffers to reuse
 	sec        [][]byte
 	buf        []byte
 	docs, tfs  []uint32
@@ -1189,7 +1204,14 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 	for _, c := range cur {
 		secs += int64(len(c.b))
 	}
-	out := make([]byte, 0, secs+secs/4)
+	var out []byte
+	select {
+	case out = <-m.outs:
+	default:
+	}
+	if int64(cap(out)) < secs+secs/4 {
+		out = make([]byte, 0, secs+secs/4)
+	}
 	docs, tfs := m.docs, m.tfs
 	for term := t0; term < t1; term++ {
 		docs, tfs = docs[:0], tfs[:0]
@@ -1254,7 +1276,10 @@ func sortTerms(terms []string) []uint32 {
 		prefix uint64
 		id     uint32
 	}
-	keys := make([]key, len(terms))
+	keys, free := hugeAlloc[key](len(terms))
+	if free != nil {
+		defer free()
+	}
 	for i, t := range terms {
 		var p [8]byte
 		copy(p[:], t)
