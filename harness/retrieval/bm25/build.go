@@ -723,6 +723,11 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 			b.meta.SumTotalTermFreq += int64(n)
 		}
 	}
+	if len(b.lens)+len(bt.lens) > cap(b.lens) { // grow by doubling: append's 1.25x copies 4 MB per million documents many times over
+		nl := make([]uint32, len(b.lens), max(2*cap(b.lens), len(b.lens)+len(bt.lens), 1024))
+		copy(nl, b.lens)
+		b.lens = nl
+	}
 	b.lens = append(b.lens, bt.lens...)
 	bt.lens = nil
 	b.meta.Postings += int64(len(bt.ids))
@@ -919,7 +924,7 @@ type termRec struct {
 }
 
 // mergeTask is a range of granules [g0, g1) merged and encoded by one goroutine into out, with recs
-// (offsets relative to out) for its terms.
+// (offsets relative to out) for its terms: the task's part of the merge's array of all terms' records.
 type mergeTask struct {
 	g0, g1 int
 	out    []byte
@@ -1054,6 +1059,8 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 		tasks = append(tasks, t)
 	}
 	K := normTable(b.meta.K1, b.meta.B, b.meta.AvgDL())
+	recs, recsFree := hugeAlloc[termRec](nTerms) // filled by the tasks, each its own range
+	b.recsFree = recsFree
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// At most 2*Workers tasks are held in memory at once.
@@ -1081,7 +1088,7 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			m := merger{outs: outs}
 			for t := range taskCh {
 				if ctx.Err() == nil {
-					t.err = m.mergeTask(b, files, t, norms, &K)
+					t.err = m.mergeTask(b, files, t, recs, norms, &K)
 				}
 				close(t.done)
 			}
@@ -1091,8 +1098,6 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, recsFree := hugeAlloc[termRec](nTerms)
-	b.recsFree = recsFree
 	var off uint64
 	for _, t := range tasks {
 		select {
@@ -1108,10 +1113,8 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			post.abort()
 			return nil, t.err
 		}
-		t0 := granFirst(t.g0)
-		for i, r := range t.recs {
-			r.off += off
-			recs[t0+i] = r
+		for i := range t.recs {
+			t.recs[i].off += off
 		}
 		post.Write(t.out)
 		off += uint64(len(t.out))
@@ -1166,7 +1169,7 @@ func (c *runCursor) advance() bool {
 	return true
 }
 
-func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []uint8, K *[256]float64) error {
+func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []termRec, norms []uint8, K *[256]float64) error {
 	t0 := granFirst(t.g0)
 	t1 := min(granFirst(t.g1), len(b.termList))
 	// Read each file run's section of the task into one buffer; a run in memory is read in place.
@@ -1199,7 +1202,7 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 			return fmt.Errorf("bm25: read run %s: corrupt", r.name)
 		}
 	}
-	t.recs = make([]termRec, t1-t0)
+	t.recs = recs[t0:t1]
 	var secs int64
 	for _, c := range cur {
 		secs += int64(len(c.b))
