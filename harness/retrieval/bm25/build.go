@@ -955,45 +955,35 @@ func (b *builder) finish(ctx context.Context) error {
 	lb = nil
 	b.lens = nil
 
-	// The dictionary order is computed while the postings are merged.
+	// The dictionary order is computed, and the term strings and their offsets (terms.bin, termoff.bin)
+	// written, while the postings are merged; the term records (terminfo.bin) need the merge.
 	var order []uint32
+	var termsSum, offSum FileSum
+	var dictErr error
 	sorted := make(chan struct{})
 	go func() {
 		defer close(sorted)
 		order = sortTerms(b.termList)
+		termsSum, offSum, dictErr = b.writeTerms(order)
 	}()
 	b.note("norms written")
 	recs, err := b.merge(ctx, norms)
 	b.note("postings merged")
 	<-sorted
-	b.note("dictionary sorted")
+	b.note("dictionary sorted and terms written")
 	if err != nil {
 		return err
 	}
-
-	tw, err := createSum(b.dir, fileTerms)
-	if err != nil {
-		return err
+	if dictErr != nil {
+		return dictErr
 	}
-	ow, err := createSum(b.dir, fileTermOff)
-	if err != nil {
-		tw.abort()
-		return err
-	}
+	meta.Files[fileTerms], meta.Files[fileTermOff] = termsSum, offSum
 	iw, err := createSum(b.dir, fileTermInfo)
 	if err != nil {
-		tw.abort()
-		ow.abort()
 		return err
 	}
-	var tmp [8]byte
-	var toff uint64
 	var rec [termInfoSize]byte
 	for _, id := range order {
-		t := b.termList[id]
-		ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
-		tw.WriteString(t)
-		toff += uint64(len(t))
 		r := recs[id]
 		binary.LittleEndian.PutUint64(rec[0:], r.off)
 		binary.LittleEndian.PutUint32(rec[8:], r.df)
@@ -1002,23 +992,45 @@ func (b *builder) finish(ctx context.Context) error {
 		rec[20] = r.minNrm
 		iw.Write(rec[:])
 	}
-	ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
-	for _, x := range []struct {
-		name string
-		w    *sumWriter
-	}{{fileTerms, tw}, {fileTermOff, ow}, {fileTermInfo, iw}} {
-		s, err := x.w.close()
-		if err != nil {
-			return err
-		}
-		meta.Files[x.name] = s
+	is, err := iw.close()
+	if err != nil {
+		return err
 	}
+	meta.Files[fileTermInfo] = is
 	b.note("dictionary written")
 	if b.opt.Progress != nil {
 		b.progressf("bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
 			meta.Docs, meta.Empty, meta.Terms, meta.Postings, time.Since(b.start).Seconds())
 	}
 	return writeMeta(b.dir, meta)
+}
+
+// writeTerms writes the term strings in dictionary order (terms.bin) and their offsets (termoff.bin).
+func (b *builder) writeTerms(order []uint32) (terms, offs FileSum, err error) {
+	tw, err := createSum(b.dir, fileTerms)
+	if err != nil {
+		return terms, offs, err
+	}
+	ow, err := createSum(b.dir, fileTermOff)
+	if err != nil {
+		tw.abort()
+		return terms, offs, err
+	}
+	var tmp [8]byte
+	var toff uint64
+	for _, id := range order {
+		t := b.termList[id]
+		ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
+		tw.WriteString(t)
+		toff += uint64(len(t))
+	}
+	ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
+	if terms, err = tw.close(); err != nil {
+		ow.abort()
+		return terms, offs, err
+	}
+	offs, err = ow.close()
+	return terms, offs, err
 }
 
 // merge writes postings.bin: the term range is cut into tasks of about equal run bytes, which
