@@ -33,8 +33,9 @@ type Options struct {
 	K1, B float64
 	// MemoryBudget bounds the memory of buffered and sorting postings in bytes (default 1 GiB): postings
 	// are cut into runs (at most 8M postings each, fewer when the budget requires), which are sorted and
-	// spilled to run files while the next fills and merged at the end. The term dictionaries are held in
-	// memory in addition, about 100 bytes per distinct term.
+	// spilled while the next fills (kept in memory while the budget leaves room beside the buffers, else
+	// written to run files) and merged at the end. The term dictionaries are held in memory in addition,
+	// about 100 bytes per distinct term, and 13 bytes per document.
 	MemoryBudget int64
 	// Workers analyze documents in parallel (default GOMAXPROCS).
 	Workers int

@@ -17,8 +17,8 @@
 // as Elasticsearch's "english" analyzer does. The index covers the title and text as one field, or either
 // alone (Fields).
 //
-// Build streams a corpus with bounded memory: postings are buffered up to a budget, spilled to sorted run
-// files and merged. Open memory-maps the files and checks their sizes and checksums. Search is
+// Build streams a corpus with bounded memory: postings are buffered up to a budget, spilled to sorted runs
+// (in memory while the budget allows, else in files) and merged. Open memory-maps the files and checks their sizes and checksums. Search is
 // document-at-a-time MaxScore over block-skippable postings and, for frequent terms, bitmaps probed in
 // constant time (postings.go), exact: its results equal an exhaustive scorer's (BruteForce).
 //
