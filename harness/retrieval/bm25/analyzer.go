@@ -1,11 +1,14 @@
 package bm25
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/text"
 )
@@ -122,6 +125,34 @@ var asciiLower = func() (t [256]byte) {
 	return
 }()
 
+// asciiWordEnd returns the end of the run of ASCII letters and digits in s that starts at or before i
+// (len(s) at most), testing 8 bytes at a time.
+func asciiWordEnd(s string, i int) int {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		ones = 0x0101010101010101
+	)
+	for i+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		// Per byte, with the high bit as the flag (no carries cross bytes: every sum stays below 0x100):
+		// y is the byte without its high bit, l that lowercased if it is a letter.
+		y := x & low7
+		l := y | 0x2020202020202020
+		alpha := (l + (0x80-'a')*ones) &^ (l + (0x80-'z'-1)*ones)
+		digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones)
+		word := (alpha | digit) &^ x & high // not ASCII (high bit set) is not a word byte here
+		if other := ^word & high; other != 0 {
+			return i + bits.TrailingZeros64(other)/8
+		}
+		i += 8
+	}
+	for i < len(s) && asciiWord[s[i]] {
+		i++
+	}
+	return i
+}
+
 // appendTokens appends the tokens that eachToken yields for s to buf (lowercased, concatenated) and
 // their spans in buf to toks. Pure-ASCII text, most of a typical corpus, takes a fast path that does
 // what text.EachSpan and eachToken do for ASCII without a call per token; other text takes eachToken.
@@ -142,10 +173,7 @@ func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte,
 		}
 		if asciiWord[c] {
 			start := i
-			i++
-			for i < len(s) && asciiWord[s[i]] {
-				i++
-			}
+			i = asciiWordEnd(s, i+1)
 			if i < len(s) && s[i] >= utf8.RuneSelf {
 				continue // the word may go on in non-ASCII letters: the check above falls back
 			}
@@ -155,6 +183,24 @@ func appendTokens(buf []byte, toks []tokRef, s string, possessive bool) ([]byte,
 			}
 			aposEnd, prevEnd = -1, i
 			off := len(buf)
+			if n := i - start; n <= 8 {
+				// A short word (most of them): lowercase and pack it in one integer, which the lookup
+				// uses as the key, and store its bytes with one 8-byte write.
+				var x uint64
+				if start+8 <= len(s) {
+					x = binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[start:]), 8))
+				} else {
+					for j := n - 1; j >= 0; j-- {
+						x = x<<8 | uint64(s[start+j])
+					}
+				}
+				pk := (x | 0x2020202020202020) & (^uint64(0) >> (64 - 8*n)) // letters and digits: |0x20 lowercases
+				buf = slices.Grow(buf, 8)
+				binary.LittleEndian.PutUint64(buf[off:off+8], pk)
+				buf = buf[:off+n]
+				toks = append(toks, tokRef{s: uint32(off), e: uint32(off + n), pk: pk})
+				continue
+			}
 			buf = slices.Grow(buf, i-start)[:off+i-start]
 			dst, src := buf[off:], s[start:i]
 			for j := range dst {

@@ -234,6 +234,40 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestRunsInMemory builds with runs held in memory, all or some of them (the rest in files), and checks
+// that the files are byte-identical to a build with every run in a file.
+func TestRunsInMemory(t *testing.T) {
+	docs := randomCorpus(rand.New(rand.NewSource(3)), 1500, 800)
+	var prog bytes.Buffer
+	_, ref := build(t, docs, Options{Workers: 2, MemoryBudget: 30000, Progress: &prog})
+	if n := strings.Count(prog.String(), "to file)"); n < 4 {
+		t.Fatalf("the reference build wrote %d run files, want many:\n%s", n, prog.String())
+	}
+	for _, c := range []struct {
+		name    string
+		memRuns int64
+		want    string // a progress line kind the build must show
+	}{
+		{"every run in memory", 1 << 30, "in memory)"},
+		{"some runs in memory, the rest in files", 5 << 19, "to file)"}, // each run buffer holds over 1 MiB
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var p bytes.Buffer
+			_, d := build(t, docs, Options{Workers: 2, MemoryBudget: 30000, Progress: &p, memRuns: c.memRuns})
+			if !strings.Contains(p.String(), "in memory)") || !strings.Contains(p.String(), c.want) {
+				t.Fatalf("progress does not show the expected runs:\n%s", p.String())
+			}
+			for _, f := range append([]string{fileMeta}, dataFiles...) {
+				a, _ := os.ReadFile(filepath.Join(ref, f))
+				b, _ := os.ReadFile(filepath.Join(d, f))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s differs from the build with run files", f)
+				}
+			}
+		})
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {

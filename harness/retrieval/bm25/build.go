@@ -33,8 +33,9 @@ type Options struct {
 	K1, B float64
 	// MemoryBudget bounds the memory of buffered and sorting postings in bytes (default 1 GiB): postings
 	// are cut into runs (at most 8M postings each, fewer when the budget requires), which are sorted and
-	// spilled to run files while the next fills and merged at the end. The term dictionaries are held in
-	// memory in addition, about 100 bytes per distinct term.
+	// spilled while the next fills (kept in memory while the budget leaves room beside the buffers, else
+	// written to run files) and merged at the end. The term dictionaries are held in memory in addition,
+	// about 100 bytes per distinct term, and 13 bytes per document.
 	MemoryBudget int64
 	// Workers analyze documents in parallel (default GOMAXPROCS).
 	Workers int
@@ -42,6 +43,10 @@ type Options struct {
 	Progress io.Writer
 	// TempDir holds the run files (default a folder inside the output directory, removed at the end).
 	TempDir string
+
+	// memRuns, when positive, replaces the bytes of encoded runs that may be kept in memory instead of
+	// files (tests use it to mix both kinds; see memRunLimit).
+	memRuns int64
 }
 
 func (o *Options) fill() error {
@@ -124,6 +129,7 @@ type batch struct {
 	ends []int32 // end of each document's entries in ids/tfs
 	ids  []int32 // vocabulary ids; the accumulator rewrites them to global ids in place
 	tfs  []uint32
+	slab slab // where ids and tfs started (from the pool; returned by the spill)
 }
 
 // worker analyzes documents into vocabulary ids (see vocab), which all workers share.
@@ -131,7 +137,8 @@ type worker struct {
 	an     Analyzer
 	fields Fields
 	voc    *vocab
-	view   tokView // voc.tok with this worker's hot cache
+	pool   *postPool
+	view   *tokView // voc.tok with this worker's hot cache
 	// seen holds per vocabulary id the index+1 of the document that last saw it, within the batch, and
 	// its entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
@@ -146,14 +153,19 @@ type worker struct {
 
 type seenRec struct{ mark, slot int32 }
 
-func newWorker(an Analyzer, fields Fields, voc *vocab) *worker {
-	return &worker{an: an, fields: fields, voc: voc, view: newTokView(voc.tok)}
+func newWorker(an Analyzer, fields Fields, voc *vocab, pool *postPool) *worker {
+	return &worker{an: an, fields: fields, voc: voc, pool: pool, view: newTokView(voc.tok)}
 }
 
 func (w *worker) process(b *batch) {
 	if cap(b.ids) == 0 && w.hintIDs > 0 {
-		b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
-		b.tfs = make([]uint32, 0, w.hintIDs+w.hintIDs/8)
+		if w.pool != nil {
+			b.slab = w.pool.get(w.hintIDs + w.hintIDs/8)
+			b.ids, b.tfs = b.slab.ids, b.slab.tfs
+		} else {
+			b.ids = make([]int32, 0, w.hintIDs+w.hintIDs/8)
+			b.tfs = make([]uint32, 0, w.hintIDs+w.hintIDs/8)
+		}
 	}
 	b.lens = b.lens[:0]
 	b.ends = b.ends[:0]
@@ -230,13 +242,16 @@ type runJob struct {
 	nTerms  int // global terms known when the job was cut
 }
 
-// run is a spilled run file: per term (increasing global id) uvarint term id, uvarint count, then per
+// run is a spilled run: per term (increasing global id) uvarint term id, uvarint count, then per
 // posting uvarint doc gap (from 0 for the term's first) and uvarint tf. starts[g] is the offset of the
-// first term of granule g (granFirst); granules past the end of starts start at size.
+// first term of granule g (granFirst); granules past the end of starts start at size. It is kept in
+// memory (data) while the memory budget allows (see memRunLimit), else written to file name.
 type run struct {
 	name   string
 	size   int64
 	starts []int64
+	data   []byte
+	free   func() // releases data when it is not on the Go heap
 }
 
 // Granules of term ids are where the parallel merge can start reading a run: each of the first
@@ -284,7 +299,8 @@ type builder struct {
 	runDir string
 	start  time.Time
 
-	voc *vocab
+	voc  *vocab
+	pool postPool // the batches' postings arrays
 	// Accumulator state (one goroutine). Global term ids follow the terms' first occurrence in document
 	// order; termList is filled from voc at the end.
 	trans    []int32  // vocabulary id -> global id + 1 (0: not seen yet)
@@ -300,8 +316,21 @@ type builder struct {
 	lastShow time.Time
 	spillCh  chan *runJob
 
-	runsMu sync.Mutex
-	runs   []run // by job index
+	progMu sync.Mutex // serializes writes to opt.Progress, which several goroutines make
+
+	recsFree func() // releases merge's term records (off the Go heap)
+
+	runsMu  sync.Mutex
+	runs    []run // by job index
+	memLeft int64 // bytes of runs that may still be kept in memory (under runsMu)
+}
+
+// memRunLimit is how many bytes of encoded runs a build keeps in memory instead of writing run files:
+// what the memory budget leaves once the postings buffers and sort arrays of runCap postings are
+// counted (see runCapFor), which is nothing unless runs are cut at their 8M-posting maximum. Runs held
+// in memory spare their file's write and read and count against the budget like the buffers.
+func memRunLimit(budget int64, workers, runCap int) int64 {
+	return max(0, budget-int64(runCap)*int64(8*(workers+2)+24*workers))
 }
 
 // runCapFor is the number of postings per run for a memory budget: while one run fills, up to
@@ -318,8 +347,25 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 	b.meta = Meta{Format: formatName, Version: formatVersion, Analyzer: opt.Analyzer, Fields: opt.Fields, K1: opt.K1, B: opt.B, Files: map[string]FileSum{}}
 	b.voc = newVocab(opt.Analyzer)
 	defer b.voc.release()
+	defer b.pool.release() // after every pipeline goroutine has ended: run waits for them all
+	defer func() {
+		if b.recsFree != nil {
+			b.recsFree()
+		}
+	}()
+	defer func() {
+		for _, r := range b.runs {
+			if r.free != nil {
+				r.free()
+			}
+		}
+	}()
 	b.pending = map[int]*batch{}
 	b.runCap = runCapFor(opt.MemoryBudget, opt.Workers)
+	b.memLeft = memRunLimit(opt.MemoryBudget, opt.Workers, b.runCap)
+	if opt.memRuns > 0 {
+		b.memLeft = opt.memRuns
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -353,7 +399,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := newWorker(opt.Analyzer, opt.Fields, b.voc)
+			w := newWorker(opt.Analyzer, opt.Fields, b.voc, &b.pool)
 			for bt := range work {
 				w.process(bt)
 				bt.docs = nil
@@ -475,7 +521,9 @@ func (b *builder) read(ctx context.Context, r corpus.Reader, toStore chan<- *bat
 }
 
 // store checks each document (non-empty unique id, valid UTF-8), writes the document store and passes
-// the batches on to the workers. It stops at the first bad document.
+// the batches on to the workers. It stops at the first bad document. Ids are checked for uniqueness at
+// the end (or at the failure), by sorting their hashes: that is cheaper than a map probed at random,
+// and it reports the same first duplicate (see dupCheck).
 func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batch) error {
 	docs, err := createSum(b.dir, fileDocs)
 	if err != nil {
@@ -486,10 +534,17 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 		docs.abort()
 		return err
 	}
-	fail := func(err error) error { docs.abort(); offs.abort(); return err }
 	seed := maphash.MakeSeed()
-	seen := map[uint64]uint32{}   // hash of id -> ordinal
-	collided := map[string]bool{} // ids whose hash matched a different id
+	var hashes []uint64 // hash of each stored document's id, by ordinal
+	// fail reports a duplicate id among the documents stored so far, which comes first, or else err.
+	fail := func(err error) error {
+		if derr := dupCheck(docs, seed, hashes); derr != nil {
+			err = derr
+		}
+		docs.abort()
+		offs.abort()
+		return err
+	}
 	var pos int64
 	var ord uint32
 	var hdr [3 * binary.MaxVarintLen64]byte
@@ -510,22 +565,7 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 				// The workers address a document's tokens with 32-bit offsets.
 				return fail(fmt.Errorf("bm25: document %q is larger than 4 GiB", d.ID))
 			}
-			h := maphash.String(seed, d.ID)
-			if prev, ok := seen[h]; ok {
-				if collided[d.ID] {
-					return fail(fmt.Errorf("bm25: duplicate document id %q (document %d)", d.ID, ord))
-				}
-				prevID, err := b.readID(docs, prev)
-				if err != nil {
-					return fail(err)
-				}
-				if prevID == d.ID {
-					return fail(fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", d.ID, prev, ord))
-				}
-				collided[d.ID] = true
-			} else {
-				seen[h] = ord
-			}
+			hashes = appendDoubling(hashes, maphash.String(seed, d.ID))
 			binary.LittleEndian.PutUint64(u8[:], uint64(pos))
 			offs.Write(u8[:])
 			n := binary.PutUvarint(hdr[:], uint64(len(d.ID)))
@@ -544,6 +584,9 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 			return fail(ctx.Err())
 		}
 	}
+	if err := dupCheck(docs, seed, hashes); err != nil {
+		return fail(err)
+	}
 	binary.LittleEndian.PutUint64(u8[:], uint64(pos))
 	offs.Write(u8[:])
 	ds, err := docs.close()
@@ -561,35 +604,81 @@ func (b *builder) store(ctx context.Context, in <-chan *batch, work chan<- *batc
 	return nil
 }
 
-// readID reads back the id of an already written document (only on a hash match of two ids).
-func (b *builder) readID(w *sumWriter, ord uint32) (string, error) {
-	if err := w.w.Flush(); err != nil {
-		return "", fmt.Errorf("bm25: %w", err)
+// dupCheck returns an error naming the first duplicate id among the documents whose id hashes are
+// hashes (by ordinal; w is the document store they were written to), or nil. The first duplicate is the
+// one whose second occurrence comes first, named with its first occurrence, as a check at each document
+// would report it. It sorts hashes in place; only when two hashes are equal does it read the ids back
+// from the store.
+func dupCheck(w *sumWriter, seed maphash.Seed, hashes []uint64) error {
+	slices.Sort(hashes)
+	var same map[uint64]bool
+	for i := 1; i < len(hashes); i++ {
+		if hashes[i] == hashes[i-1] {
+			if same == nil {
+				same = map[uint64]bool{}
+			}
+			same[hashes[i]] = true
+		}
 	}
-	// The offsets file is still buffered; find the record by scanning is too slow, so the offsets are
-	// recomputed from the doc store on this rare path.
+	if same == nil {
+		return nil
+	}
+	// Rare: read the ids back and find, among the ids with a shared hash, the first repeated one.
+	first := map[string]uint32{}
+	var dupID string
+	var dupA, dupB uint32
+	found := false
+	err := eachStoredID(w, func(ord uint32, id string) bool {
+		if !same[maphash.String(seed, id)] {
+			return true
+		}
+		if prev, ok := first[id]; ok {
+			dupID, dupA, dupB, found = id, prev, ord, true
+			return false
+		}
+		first[id] = ord
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return nil // hash collisions of distinct ids
+	}
+	return fmt.Errorf("bm25: duplicate document id %q (documents %d and %d)", dupID, dupA, dupB)
+}
+
+// eachStoredID calls fn with the ordinal and id of every document written to the document store w so far,
+// in order, until fn returns false.
+func eachStoredID(w *sumWriter, fn func(ord uint32, id string) bool) error {
+	if err := w.w.Flush(); err != nil {
+		return fmt.Errorf("bm25: %w", err)
+	}
 	f, err := os.Open(w.f.Name())
 	if err != nil {
-		return "", fmt.Errorf("bm25: %w", err)
+		return fmt.Errorf("bm25: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	br := bufio.NewReaderSize(f, 1<<20)
 	for i := uint32(0); ; i++ {
 		var l [3]uint64
 		for j := range l {
 			if l[j], err = binary.ReadUvarint(br); err != nil {
-				return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
+				if j == 0 && errors.Is(err, io.EOF) {
+					return nil
+				}
+				return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 			}
 		}
-		if i == ord {
-			id := make([]byte, l[0])
-			if _, err := io.ReadFull(br, id); err != nil {
-				return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
-			}
-			return string(id), nil
+		id := make([]byte, l[0])
+		if _, err := io.ReadFull(br, id); err != nil {
+			return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 		}
-		if _, err := br.Discard(int(l[0] + l[1] + l[2])); err != nil {
-			return "", fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
+		if !fn(i, string(id)) {
+			return nil
+		}
+		if _, err := br.Discard(int(l[1] + l[2])); err != nil {
+			return fmt.Errorf("bm25: re-read %s: %w", w.f.Name(), err)
 		}
 	}
 }
@@ -635,6 +724,11 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 			b.meta.SumTotalTermFreq += int64(n)
 		}
 	}
+	if len(b.lens)+len(bt.lens) > cap(b.lens) { // grow by doubling: append's 1.25x copies 4 MB per million documents many times over
+		nl := make([]uint32, len(b.lens), max(2*cap(b.lens), len(b.lens)+len(bt.lens), 1024))
+		copy(nl, b.lens)
+		b.lens = nl
+	}
 	b.lens = append(b.lens, bt.lens...)
 	bt.lens = nil
 	b.meta.Postings += int64(len(bt.ids))
@@ -651,7 +745,7 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 	if b.opt.Progress != nil && time.Since(b.lastShow) > 2*time.Second {
 		b.lastShow = time.Now()
 		el := time.Since(b.start).Seconds()
-		fmt.Fprintf(b.opt.Progress, "bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
+		b.progressf("bm25: %d documents, %d terms, %d runs, %.0f docs/s\n",
 			len(b.lens), len(b.global), b.nJobs, float64(len(b.lens))/el)
 	}
 	return nil
@@ -677,14 +771,15 @@ func (b *builder) submit(ctx context.Context) error {
 
 // spillScratch is a spiller's reusable memory.
 type spillScratch struct {
-	a, b   []posting
-	free   []func()
-	counts []int
-	enc    []byte
+	a, b    []posting
+	free    []func()
+	counts  []int
+	enc     []byte
+	encFree func()
 }
 
 func (sc *spillScratch) release() {
-	for _, f := range sc.free {
+	for _, f := range append(sc.free, sc.encFree) {
 		if f != nil {
 			f()
 		}
@@ -731,7 +826,11 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 			start = end
 		}
 	}
-	job.batches = nil // the postings are in a; let the batches go
+	for _, bt := range job.batches {
+		b.pool.put(bt.slab) // the postings are in a
+		bt.ids, bt.tfs, bt.slab = nil, nil, slab{}
+	}
+	job.batches = nil
 	hiLen := job.nTerms>>lowBits + 2
 	counts = counts[:0]
 	counts = append(counts, make([]int, hiLen)...)
@@ -751,7 +850,12 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	// copies the buffer many times over.
 	enc := sc.enc[:0]
 	if est := 3*n + 1<<20; cap(enc) < est {
-		enc = make([]byte, 0, est)
+		if sc.encFree != nil {
+			sc.encFree()
+		}
+		// Off the Go heap, on huge pages: first touches of 4 KiB pages cost more than the encoding.
+		enc, sc.encFree = hugeAlloc[byte](est)
+		enc = enc[:0]
 	}
 	nGran := granCount(job.nTerms)
 	starts := make([]int64, 0, nGran)
@@ -774,16 +878,31 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		}
 		i = j
 	}
-	sc.enc = enc[:0]
-	name := filepath.Join(b.runDir, fmt.Sprintf("run-%05d", job.idx))
-	if err := os.WriteFile(name, enc, 0o644); err != nil {
-		return fmt.Errorf("bm25: write run: %w", err)
+	b.runsMu.Lock()
+	inMem := int64(cap(enc)) <= b.memLeft
+	if inMem {
+		b.memLeft -= int64(cap(enc))
+	}
+	b.runsMu.Unlock()
+	r := run{size: int64(len(enc)), starts: starts}
+	where := "in memory"
+	if inMem {
+		r.name = fmt.Sprintf("run %d (in memory)", job.idx+1)
+		r.data, r.free = enc, sc.encFree
+		sc.enc, sc.encFree = nil, nil // the run keeps the buffer
+	} else {
+		sc.enc = enc[:0]
+		r.name = filepath.Join(b.runDir, fmt.Sprintf("run-%05d", job.idx))
+		if err := os.WriteFile(r.name, enc, 0o644); err != nil {
+			return fmt.Errorf("bm25: write run: %w", err)
+		}
+		where = "to file"
 	}
 	b.runsMu.Lock()
-	b.runs[job.idx] = run{name: name, size: int64(len(enc)), starts: starts}
+	b.runs[job.idx] = r
 	b.runsMu.Unlock()
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: spilled run %d (%d postings)\n", job.idx+1, n)
+		b.progressf("bm25: spilled run %d (%d postings, %s)\n", job.idx+1, n, where)
 	}
 	return nil
 }
@@ -806,7 +925,7 @@ type termRec struct {
 }
 
 // mergeTask is a range of granules [g0, g1) merged and encoded by one goroutine into out, with recs
-// (offsets relative to out) for its terms.
+// (offsets relative to out) for its terms: the task's part of the merge's array of all terms' records.
 type mergeTask struct {
 	g0, g1 int
 	out    []byte
@@ -837,45 +956,35 @@ func (b *builder) finish(ctx context.Context) error {
 	lb = nil
 	b.lens = nil
 
-	// The dictionary order is computed while the postings are merged.
+	// The dictionary order is computed, and the term strings and their offsets (terms.bin, termoff.bin)
+	// written, while the postings are merged; the term records (terminfo.bin) need the merge.
 	var order []uint32
+	var termsSum, offSum FileSum
+	var dictErr error
 	sorted := make(chan struct{})
 	go func() {
 		defer close(sorted)
 		order = sortTerms(b.termList)
+		termsSum, offSum, dictErr = b.writeTerms(order)
 	}()
 	b.note("norms written")
 	recs, err := b.merge(ctx, norms)
 	b.note("postings merged")
 	<-sorted
-	b.note("dictionary sorted")
+	b.note("dictionary sorted and terms written")
 	if err != nil {
 		return err
 	}
-
-	tw, err := createSum(b.dir, fileTerms)
-	if err != nil {
-		return err
+	if dictErr != nil {
+		return dictErr
 	}
-	ow, err := createSum(b.dir, fileTermOff)
-	if err != nil {
-		tw.abort()
-		return err
-	}
+	meta.Files[fileTerms], meta.Files[fileTermOff] = termsSum, offSum
 	iw, err := createSum(b.dir, fileTermInfo)
 	if err != nil {
-		tw.abort()
-		ow.abort()
 		return err
 	}
-	var tmp [8]byte
-	var toff uint64
 	var rec [termInfoSize]byte
 	for _, id := range order {
-		t := b.termList[id]
-		ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
-		tw.WriteString(t)
-		toff += uint64(len(t))
 		r := recs[id]
 		binary.LittleEndian.PutUint64(rec[0:], r.off)
 		binary.LittleEndian.PutUint32(rec[8:], r.df)
@@ -884,23 +993,45 @@ func (b *builder) finish(ctx context.Context) error {
 		rec[20] = r.minNrm
 		iw.Write(rec[:])
 	}
-	ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
-	for _, x := range []struct {
-		name string
-		w    *sumWriter
-	}{{fileTerms, tw}, {fileTermOff, ow}, {fileTermInfo, iw}} {
-		s, err := x.w.close()
-		if err != nil {
-			return err
-		}
-		meta.Files[x.name] = s
+	is, err := iw.close()
+	if err != nil {
+		return err
 	}
+	meta.Files[fileTermInfo] = is
 	b.note("dictionary written")
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
+		b.progressf("bm25: indexed %d documents (%d empty), %d terms, %d postings in %.1fs\n",
 			meta.Docs, meta.Empty, meta.Terms, meta.Postings, time.Since(b.start).Seconds())
 	}
 	return writeMeta(b.dir, meta)
+}
+
+// writeTerms writes the term strings in dictionary order (terms.bin) and their offsets (termoff.bin).
+func (b *builder) writeTerms(order []uint32) (terms, offs FileSum, err error) {
+	tw, err := createSum(b.dir, fileTerms)
+	if err != nil {
+		return terms, offs, err
+	}
+	ow, err := createSum(b.dir, fileTermOff)
+	if err != nil {
+		tw.abort()
+		return terms, offs, err
+	}
+	var tmp [8]byte
+	var toff uint64
+	for _, id := range order {
+		t := b.termList[id]
+		ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
+		tw.WriteString(t)
+		toff += uint64(len(t))
+	}
+	ow.Write(binary.LittleEndian.AppendUint64(tmp[:0], toff))
+	if terms, err = tw.close(); err != nil {
+		ow.abort()
+		return terms, offs, err
+	}
+	offs, err = ow.close()
+	return terms, offs, err
 }
 
 // merge writes postings.bin: the term range is cut into tasks of about equal run bytes, which
@@ -909,8 +1040,11 @@ func (b *builder) finish(ctx context.Context) error {
 func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	nTerms := len(b.termList)
 	nGran := granCount(nTerms)
-	files := make([]*os.File, len(b.runs))
+	files := make([]*os.File, len(b.runs)) // nil for the runs in memory
 	for i, r := range b.runs {
+		if r.data != nil {
+			continue
+		}
 		f, err := os.Open(r.name)
 		if err != nil {
 			return nil, fmt.Errorf("bm25: %w", err)
@@ -938,6 +1072,8 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 		tasks = append(tasks, t)
 	}
 	K := normTable(b.meta.K1, b.meta.B, b.meta.AvgDL())
+	recs, recsFree := hugeAlloc[termRec](nTerms) // filled by the tasks, each its own range
+	b.recsFree = recsFree
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// At most 2*Workers tasks are held in memory at once.
@@ -958,12 +1094,14 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			}
 		}
 	}()
+	// Task output buffers are reused once written: there are at most len(slots) of them at a time.
+	outs := make(chan []byte, cap(slots))
 	for i := 0; i < b.opt.Workers; i++ {
 		go func() {
-			var m merger
+			m := merger{outs: outs}
 			for t := range taskCh {
 				if ctx.Err() == nil {
-					t.err = m.mergeTask(b, files, t, norms, &K)
+					t.err = m.mergeTask(b, files, t, recs, norms, &K)
 				}
 				close(t.done)
 			}
@@ -973,7 +1111,6 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]termRec, nTerms)
 	var off uint64
 	for _, t := range tasks {
 		select {
@@ -989,13 +1126,15 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 			post.abort()
 			return nil, t.err
 		}
-		t0 := granFirst(t.g0)
-		for i, r := range t.recs {
-			r.off += off
-			recs[t0+i] = r
+		for i := range t.recs {
+			t.recs[i].off += off
 		}
 		post.Write(t.out)
 		off += uint64(len(t.out))
+		select {
+		case outs <- t.out[:0]:
+		default:
+		}
 		t.out, t.recs = nil, nil
 		<-slots
 	}
@@ -1009,6 +1148,7 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 
 // merger holds one merge goroutine's reusable buffers.
 type merger struct {
+	outs       chan []byte // output buffers to reuse
 	sec        [][]byte
 	buf        []byte
 	docs, tfs  []uint32
@@ -1042,13 +1182,15 @@ func (c *runCursor) advance() bool {
 	return true
 }
 
-func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []uint8, K *[256]float64) error {
+func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []termRec, norms []uint8, K *[256]float64) error {
 	t0 := granFirst(t.g0)
 	t1 := min(granFirst(t.g1), len(b.termList))
-	// Read each run's section of the task into one buffer.
+	// Read each file run's section of the task into one buffer; a run in memory is read in place.
 	var need int64
 	for _, r := range b.runs {
-		need += r.start(t.g1) - r.start(t.g0)
+		if r.data == nil {
+			need += r.start(t.g1) - r.start(t.g0)
+		}
 	}
 	if int64(cap(m.buf)) < need {
 		m.buf = make([]byte, need)
@@ -1058,18 +1200,34 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, norms []u
 	var at int64
 	for i, r := range b.runs {
 		s, e := r.start(t.g0), r.start(t.g1)
-		sec := buf[at : at+e-s]
-		at += e - s
-		if _, err := files[i].ReadAt(sec, s); err != nil {
-			return fmt.Errorf("bm25: read run %s: %w", r.name, err)
+		var sec []byte
+		if r.data != nil {
+			sec = r.data[s:e]
+		} else {
+			sec = buf[at : at+e-s]
+			at += e - s
+			if _, err := files[i].ReadAt(sec, s); err != nil {
+				return fmt.Errorf("bm25: read run %s: %w", r.name, err)
+			}
 		}
 		cur[i].b = sec
 		if !cur[i].advance() {
 			return fmt.Errorf("bm25: read run %s: corrupt", r.name)
 		}
 	}
-	t.recs = make([]termRec, t1-t0)
-	out := make([]byte, 0, need+need/4)
+	t.recs = recs[t0:t1]
+	var secs int64
+	for _, c := range cur {
+		secs += int64(len(c.b))
+	}
+	var out []byte
+	select {
+	case out = <-m.outs:
+	default:
+	}
+	if int64(cap(out)) < secs+secs/4 {
+		out = make([]byte, 0, secs+secs/4)
+	}
 	docs, tfs := m.docs, m.tfs
 	for term := t0; term < t1; term++ {
 		docs, tfs = docs[:0], tfs[:0]
@@ -1134,7 +1292,10 @@ func sortTerms(terms []string) []uint32 {
 		prefix uint64
 		id     uint32
 	}
-	keys := make([]key, len(terms))
+	keys, free := hugeAlloc[key](len(terms))
+	if free != nil {
+		defer free()
+	}
 	for i, t := range terms {
 		var p [8]byte
 		copy(p[:], t)
@@ -1156,10 +1317,17 @@ func sortTerms(terms []string) []uint32 {
 	return order
 }
 
+// progressf writes a progress line to opt.Progress (which must be set), one goroutine at a time.
+func (b *builder) progressf(format string, args ...any) {
+	b.progMu.Lock()
+	fmt.Fprintf(b.opt.Progress, format, args...)
+	b.progMu.Unlock()
+}
+
 // note writes a timed progress line.
 func (b *builder) note(what string) {
 	if b.opt.Progress != nil {
-		fmt.Fprintf(b.opt.Progress, "bm25: %s at %.1fs\n", what, time.Since(b.start).Seconds())
+		b.progressf("bm25: %s at %.1fs\n", what, time.Since(b.start).Seconds())
 	}
 }
 

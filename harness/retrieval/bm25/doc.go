@@ -17,11 +17,12 @@
 // as Elasticsearch's "english" analyzer does. The index covers the title and text as one field, or either
 // alone (Fields).
 //
-// Build streams a corpus with bounded memory: postings are buffered up to a budget, spilled to sorted run
-// files and merged. Open memory-maps the files and checks their sizes and checksums. Search is MaxScore
-// over bit-packed, block-skippable postings and, for frequent terms, bitmaps probed in constant time
-// (postings.go), a window of documents at a time (batch.go; document at a time for exact lengths), and
-// exact: its results equal an exhaustive scorer's (BruteForce).
+// Build streams a corpus with bounded memory: postings are buffered up to a budget, spilled to sorted runs
+// (in memory while the budget allows, else in files) and merged. Open memory-maps the files and checks
+// their sizes and checksums. Search is MaxScore over bit-packed, block-skippable postings and, for
+// frequent terms, bitmaps probed in constant time (postings.go), a window of documents at a time
+// (batch.go; document at a time for exact lengths), and exact: its results equal an exhaustive scorer's
+// (BruteForce).
 //
 // It is not a general search engine: there are no phrase queries, no updates after the build and no
 // per-field weights; harness/retrieval/elastic talks to a real Elasticsearch for those.

@@ -36,7 +36,7 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		bts = append(bts, bt)
 	}
-	w := newWorker(AnalyzerEnglish, FieldsTitleText, newVocab(AnalyzerEnglish))
+	w := newWorker(AnalyzerEnglish, FieldsTitleText, newVocab(AnalyzerEnglish), nil)
 	b.ResetTimer()
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
@@ -68,7 +68,7 @@ func BenchmarkWorkerVocab(b *testing.B) {
 	c0 := CPUTime()
 	for i := 0; i < b.N; i++ {
 		voc := newVocab(AnalyzerEnglish)
-		w := newWorker(AnalyzerEnglish, FieldsTitleText, voc)
+		w := newWorker(AnalyzerEnglish, FieldsTitleText, voc, nil)
 		for _, bt := range bts {
 			bt.ids, bt.tfs = nil, nil
 			w.process(bt)

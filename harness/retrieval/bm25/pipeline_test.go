@@ -64,6 +64,26 @@ func TestPipelineErrors(t *testing.T) {
 				}
 			}}
 		}, `duplicate document id "d17" (documents 17 and 8000)`},
+		{"a duplicate id before invalid UTF-8 is the error (the first bad document wins)", func(context.CancelFunc) corpus.Reader {
+			return &failingReader{s: NewSynth(5), n: 12000, bad: func(i int, d *corpus.Document) {
+				switch i {
+				case 5000:
+					d.ID = "d42"
+				case 9000:
+					d.Text = "\xfe"
+				}
+			}}
+		}, `duplicate document id "d42" (documents 42 and 5000)`},
+		{"invalid UTF-8 before a duplicate id is the error", func(context.CancelFunc) corpus.Reader {
+			return &failingReader{s: NewSynth(6), n: 12000, bad: func(i int, d *corpus.Document) {
+				switch i {
+				case 5000:
+					d.Text = "\xfe"
+				case 9000:
+					d.ID = "d42"
+				}
+			}}
+		}, `document "d5000": field text is not valid UTF-8`},
 		{"invalid UTF-8 after many batches names the document and field", func(context.CancelFunc) corpus.Reader {
 			return &failingReader{s: NewSynth(4), n: 12000, bad: func(i int, d *corpus.Document) {
 				if i == 6001 {

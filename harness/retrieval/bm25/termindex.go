@@ -6,6 +6,7 @@ package bm25
 // strings in the list on a hash match. Open addressing with linear probing, load <= 1/2.
 type termIndex struct {
 	slots []termSlot
+	free  func() // releases slots when they are off the Go heap (hugeAlloc)
 	mask  uint32
 	n     int
 }
@@ -41,9 +42,17 @@ func (x *termIndex) getOrAdd(t string, h uint64, list []string) (uint32, []strin
 	}
 }
 
+// release frees the slots; the index must not be used afterwards.
+func (x *termIndex) release() {
+	if x.free != nil {
+		x.free()
+	}
+	*x = termIndex{}
+}
+
 func (x *termIndex) grow() {
-	old := x.slots
-	x.slots = make([]termSlot, 2*len(old))
+	old, oldFree := x.slots, x.free
+	x.slots, x.free = hugeAlloc[termSlot](2 * len(old))
 	x.mask = uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s.id1 == 0 {
@@ -55,6 +64,9 @@ func (x *termIndex) grow() {
 				break
 			}
 		}
+	}
+	if oldFree != nil {
+		oldFree()
 	}
 }
 

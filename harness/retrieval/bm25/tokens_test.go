@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -11,6 +12,9 @@ func tokensOf(s string, possessive bool) []string {
 	buf, toks := appendTokens(nil, nil, s, possessive)
 	var out []string
 	for _, t := range toks {
+		if t.pk != 0 && t.pk != packKey(buf[t.s:t.e]) {
+			out = append(out, fmt.Sprintf("<packed key %#x, want %#x>", t.pk, packKey(buf[t.s:t.e])))
+		}
 		out = append(out, string(buf[t.s:t.e]))
 	}
 	return out
@@ -81,4 +85,53 @@ func FuzzAppendTokens(f *testing.F) {
 			t.Fatalf("%q possessive=%v: got %q, want %q", s, poss, got, want)
 		}
 	})
+}
+
+// TestASCIIWordEnd checks the 8-bytes-at-a-time word scan against a byte loop, with every byte value
+// at every position of the first two 8-byte words and in the tail.
+func TestASCIIWordEnd(t *testing.T) {
+	ref := func(s string, i int) int {
+		for i < len(s) && asciiWord[s[i]] {
+			i++
+		}
+		return i
+	}
+	base := "Az09azAZ09mMqQ19xYwW"
+	for c := 0; c < 256; c++ {
+		for p := 0; p < len(base); p++ {
+			b := []byte(base)
+			b[p] = byte(c)
+			s := string(b)
+			for i := 0; i <= len(s); i++ {
+				if got, want := asciiWordEnd(s, i), ref(s, i); got != want {
+					t.Fatalf("asciiWordEnd(%q, %d) = %d, want %d", s, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestAppendTokensLongRandom is TestAppendTokensRandom with longer words and every byte value, for the
+// 8-byte scan and the packed short keys.
+func TestAppendTokensLongRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, r.Intn(80))
+		for j := range b {
+			switch r.Intn(10) {
+			case 0:
+				b[j] = byte(r.Intn(128 << (i % 2))) // every other string all ASCII, for the fast path
+			case 1:
+				b[j] = " '"[r.Intn(2)]
+			default:
+				b[j] = "aAbBsSzZ0189mMXx"[r.Intn(16)]
+			}
+		}
+		s := string(b)
+		for _, poss := range []bool{false, true} {
+			if got, want := tokensOf(s, poss), eachTokens(s, poss); !slices.Equal(got, want) {
+				t.Fatalf("%q possessive=%v: got %q, want %q", s, poss, got, want)
+			}
+		}
+	}
 }

@@ -2,8 +2,10 @@ package bm25
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -20,8 +22,9 @@ import (
 // release, since a reader may still be probing one (it then misses keys added since, and the caller
 // resolves them again under mu).
 type tokTable struct {
-	seed maphash.Seed
-	cur  atomic.Pointer[tokSlots]
+	seed   maphash.Seed
+	seed64 uint64 // seeds the hash of short keys
+	cur    atomic.Pointer[tokSlots]
 
 	mu   sync.Mutex // held by writers
 	n    int
@@ -33,7 +36,17 @@ type tokTable struct {
 type tokSlots struct {
 	slots []tokSlot
 	mask  uint64
+	shift uint8  // a key's first slot is hash >> shift: the high bits, which tokHash32 keeps
 	free  func() // releases slots when they are not on the Go heap
+}
+
+// newTokSlots returns an empty array of 1<<logN slots (at most 1<<31, so that a slot's 32-bit hash
+// still holds the bits that place it).
+func newTokSlots(logN int) *tokSlots {
+	a := &tokSlots{shift: uint8(64 - logN)}
+	a.slots, a.free = hugeAlloc[tokSlot](1 << logN)
+	a.mask = uint64(len(a.slots) - 1)
+	return a
 }
 
 const inlineKey = 23
@@ -45,12 +58,14 @@ type tokSlot struct {
 	val  int32
 }
 
-// tokHash32 is the hash a slot stores: the high half of the key's hash, never 0.
+// tokHash32 is the hash a slot stores: the high half of the key's hash, never 0. Its bits 1 to 31 are
+// the hash's bits 33 to 63, so an array of up to 1<<31 slots places a slot from it alone.
 func tokHash32(h uint64) uint32 { return uint32(h>>32) | 1 }
 
 func newTokTable() *tokTable {
 	t := &tokTable{seed: maphash.MakeSeed(), long: map[string]int32{}}
-	t.cur.Store(&tokSlots{slots: make([]tokSlot, 1<<12), mask: 1<<12 - 1})
+	t.seed64 = maphash.Comparable(t.seed, 0)
+	t.cur.Store(newTokSlots(12))
 	return t
 }
 
@@ -69,72 +84,133 @@ func (t *tokTable) getLocked(k []byte) (int32, bool) {
 		v, ok := t.long[string(k)]
 		return v, ok
 	}
-	h := maphash.Bytes(t.seed, k)
-	if s := t.cur.Load().find(k, tokHash32(h), h); s != nil {
+	h, pk := t.hash(k)
+	if s := t.cur.Load().find(k, pk, tokHash32(h), h); s != nil {
 		return s.val, true
 	}
 	return 0, false
 }
 
-// find returns the published slot of key k (hash h, slot hash h32), or nil.
-func (a *tokSlots) find(k []byte, h32 uint32, h uint64) *tokSlot {
-	for i := h & a.mask; ; i = (i + 1) & a.mask {
+// packKey returns a key of at most 8 bytes as a little-endian integer, zero-padded. Index tokens never
+// contain a zero byte (they are letters, digits and marks), and keys are compared with their length as
+// well, so a packed key identifies a short token.
+func packKey(k []byte) uint64 {
+	var p [8]byte
+	copy(p[:], k)
+	return binary.LittleEndian.Uint64(p[:])
+}
+
+// mixKey hashes a packed short key with the table's seed (a 64-bit finalizer: every input bit reaches
+// the high bits, which index the table and the hot caches).
+func mixKey(pk, seed uint64) uint64 {
+	h := pk ^ seed
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// hash returns the hash of a key of at most inlineKey bytes and, for keys of at most 8 bytes (most
+// tokens), the packed key (else 0). Short keys are hashed from their packed form, longer ones with
+// maphash.
+func (t *tokTable) hash(k []byte) (h, pk uint64) {
+	if len(k) <= 8 {
+		pk = packKey(k)
+		return mixKey(pk, t.seed64), pk
+	}
+	return maphash.Bytes(t.seed, k), 0
+}
+
+// slotKey8 returns the first 8 bytes of a slot's key as an integer: for a key of at most 8 bytes, its
+// packed form (the rest of the array is zero).
+func slotKey8(s *tokSlot) uint64 { return binary.LittleEndian.Uint64(s.key[:8]) }
+
+// find returns the published slot of key k (packed key pk when len(k) <= 8, hash h, slot hash h32), or
+// nil.
+func (a *tokSlots) find(k []byte, pk uint64, h32 uint32, h uint64) *tokSlot {
+	n := len(k)
+	for i := h >> a.shift; ; i = (i + 1) & a.mask {
 		s := &a.slots[i]
 		sh := atomic.LoadUint32(&s.hash)
 		if sh == 0 {
 			return nil
 		}
-		if sh == h32 && int(s.klen) == len(k) && string(s.key[:s.klen]) == string(k) {
-			return s
+		if sh == h32 && int(s.klen) == n {
+			if n <= 8 {
+				if slotKey8(s) == pk {
+					return s
+				}
+			} else if string(s.key[:n]) == string(k) {
+				return s
+			}
 		}
 	}
 }
 
 // tokRef is a token of a document being analyzed: its span in the worker's buffer of lowercased tokens
-// and, once looked up, its hash.
+// and, once looked up, its hash and (for at most 8 bytes) packed key.
 type tokRef struct {
 	s, e uint32
 	h    uint64
+	pk   uint64
 }
 
 // tokUnknown marks a token that lookupAll did not find.
 const tokUnknown = math.MinInt32
 
-const hotBits = 13
+const hotBits = 14
 
-// tokView is one worker's way into a shared tokTable: a small direct-mapped cache of recently found keys
-// in front of it. Token frequencies are Zipfian: the few thousand most frequent tokens make up most
-// lookups, and in hot they sit in a few hundred KiB instead of being spread over the whole (often 100+
-// MB) table, one cache line and one page each. Values never change, so a private cache cannot go stale.
-type tokView struct {
-	t   *tokTable
-	hot []tokSlot
+// hotSlot is a hot-cache entry: a short key (packed) with its value. Long keys are not cached.
+type hotSlot struct {
+	pk  uint64
+	val int32
+	n   uint32 // key length; 0 marks an empty slot
 }
 
-func newTokView(t *tokTable) tokView { return tokView{t: t, hot: make([]tokSlot, 1<<hotBits)} }
+// tokView is one worker's way into a shared tokTable: a small direct-mapped cache of recently found keys
+// of at most 8 bytes in front of it. Token frequencies are Zipfian: the few thousand most frequent tokens
+// make up most lookups, and in hot they sit in a few hundred KiB instead of being spread over the whole
+// (often 100+ MB) table, one cache line and one page each. Values never change, so a private cache
+// cannot go stale.
+type tokView struct {
+	t    *tokTable
+	hot  []hotSlot
+	sink uint32 // keeps the prefetching loads of lookupAll from being optimized away
+}
+
+func newTokView(t *tokTable) *tokView { return &tokView{t: t, hot: make([]hotSlot, 1<<hotBits)} }
 
 // lookupAll looks up every token of toks (spans of buf) and appends their values, or tokUnknown, to out;
 // it also returns the number of unknown tokens. Keys longer than inlineKey are always reported unknown
 // (they live under the table's lock; the caller's resolve finds them). It hashes all tokens first and
 // probes the table afterwards, so that the probes, whose cache misses dominate the lookups of a large
-// table, are independent of each other and overlap in the processor.
-func (v tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, int) {
+// table, are independent of each other and overlap in the processor. A key of at most 8 bytes is read as
+// one integer (buf is given 8 bytes of spare capacity for that) and compared as one.
+func (v *tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, int) {
 	t := v.t
+	buf = slices.Grow(buf, 8)
 	start := len(out)
 	missed := 0
+	seed := t.seed64
 	for i := range toks {
 		tk := &toks[i]
-		k := buf[tk.s:tk.e]
-		if len(k) > inlineKey {
-			out = append(out, tokUnknown)
-			continue
-		}
-		h := maphash.Bytes(t.seed, k)
-		tk.h = h
-		hs := &v.hot[h>>(64-hotBits)]
-		if hs.hash == tokHash32(h) && int(hs.klen) == len(k) && string(hs.key[:hs.klen]) == string(k) {
-			out = append(out, hs.val)
-			continue
+		n := tk.e - tk.s
+		if n <= 8 {
+			pk := tk.pk // packed by appendTokens on its ASCII path
+			if pk == 0 {
+				pk = binary.LittleEndian.Uint64(buf[tk.s:tk.s+8]) & (^uint64(0) >> (64 - 8*n))
+			}
+			h := mixKey(pk, seed)
+			tk.h, tk.pk = h, pk
+			hs := &v.hot[h>>(64-hotBits)]
+			if hs.pk == pk && hs.n == n {
+				out = append(out, hs.val)
+				continue
+			}
+		} else if n <= inlineKey {
+			tk.h = maphash.Bytes(t.seed, buf[tk.s:tk.e])
 		}
 		out = append(out, tokUnknown)
 		missed++
@@ -144,6 +220,16 @@ func (v tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, int
 	}
 	a := t.cur.Load()
 	res := out[start:]
+	// Touch the first slot of every token to probe, in a loop of independent loads without branches on
+	// their values, so that the processor has many of these cache misses in flight at once; the probes
+	// below then mostly hit the cache.
+	var touch uint32
+	for i, val := range res {
+		if val == tokUnknown {
+			touch += atomic.LoadUint32(&a.slots[toks[i].h>>a.shift].hash)
+		}
+	}
+	v.sink += touch
 	unknown := 0
 	for i, val := range res {
 		if val != tokUnknown {
@@ -155,9 +241,11 @@ func (v tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, int
 			unknown++
 			continue
 		}
-		if s := a.find(k, tokHash32(tk.h), tk.h); s != nil {
+		if s := a.find(k, tk.pk, tokHash32(tk.h), tk.h); s != nil {
 			res[i] = s.val
-			v.hot[tk.h>>(64-hotBits)] = *s
+			if len(k) <= 8 {
+				v.hot[tk.h>>(64-hotBits)] = hotSlot{pk: tk.pk, val: s.val, n: uint32(len(k))}
+			}
 			continue
 		}
 		unknown++
@@ -184,47 +272,59 @@ func (t *tokTable) putLocked(k []byte, v int32) {
 	if 2*(t.n+1) > len(a.slots) {
 		a = t.grow(a)
 	}
-	h := maphash.Bytes(t.seed, k)
-	if a.insert(k, tokHash32(h), h, v, true) {
+	h, pk := t.hash(k)
+	if a.insert(k, pk, tokHash32(h), h, v) {
 		t.n++
 	}
 }
 
-// insert puts k into a unless it is there, reporting whether it added it. With publish, the slot's hash
-// is stored atomically after the rest (the array is shared); without, a is still private.
-func (a *tokSlots) insert(k []byte, h32 uint32, h uint64, v int32, publish bool) bool {
-	for i := h & a.mask; ; i = (i + 1) & a.mask {
+// insert puts k into a (shared: the slot's hash is stored atomically after the rest) unless it is there,
+// reporting whether it added it.
+func (a *tokSlots) insert(k []byte, pk uint64, h32 uint32, h uint64, v int32) bool {
+	n := len(k)
+	for i := h >> a.shift; ; i = (i + 1) & a.mask {
 		s := &a.slots[i]
 		sh := s.hash // only the writer stores hashes, so a plain read is current
 		if sh == 0 {
 			copy(s.key[:], k)
-			s.klen = uint8(len(k))
+			s.klen = uint8(n)
 			s.val = v
-			if publish {
-				atomic.StoreUint32(&s.hash, h32)
-			} else {
-				s.hash = h32
-			}
+			atomic.StoreUint32(&s.hash, h32)
 			return true
 		}
-		if sh == h32 && int(s.klen) == len(k) && bytes.Equal(s.key[:s.klen], k) {
-			return false
+		if sh == h32 && int(s.klen) == n {
+			if n <= 8 {
+				if slotKey8(s) == pk {
+					return false
+				}
+			} else if bytes.Equal(s.key[:n], k) {
+				return false
+			}
 		}
 	}
 }
 
-// grow moves the table into an array twice as large and publishes it; the old array stays mapped.
+// grow moves the table into an array twice as large and publishes it; the old array stays mapped. Keys
+// are distinct and, up to 1<<31 slots, a slot's stored hash places it (see tokHash32), so nothing is
+// rehashed or compared.
 func (t *tokTable) grow(old *tokSlots) *tokSlots {
-	a := &tokSlots{}
-	a.slots, a.free = hugeAlloc[tokSlot](2 * len(old.slots))
-	a.mask = uint64(len(a.slots) - 1)
+	logN := 64 - int(old.shift) + 1
+	a := newTokSlots(logN)
 	for i := range old.slots {
 		s := &old.slots[i]
 		if s.hash == 0 {
 			continue
 		}
-		k := s.key[:s.klen]
-		a.insert(k, s.hash, maphash.Bytes(t.seed, k), s.val, false)
+		h := uint64(s.hash) << 32
+		if logN > 31 { // beyond what the stored hash holds (a table of over 64 GiB): rehash
+			h, _ = t.hash(s.key[:s.klen])
+		}
+		for j := h >> a.shift; ; j = (j + 1) & a.mask {
+			if d := &a.slots[j]; d.hash == 0 {
+				*d = *s
+				break
+			}
+		}
 	}
 	if old.free != nil {
 		t.old = append(t.old, old.free)

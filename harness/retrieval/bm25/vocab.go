@@ -44,5 +44,10 @@ func (v *vocab) resolve(buf []byte, toks []tokRef, vals []int32) {
 	}
 }
 
-// release frees the token table.
-func (v *vocab) release() { v.tok.release() }
+// release frees the token table and the stem index.
+func (v *vocab) release() {
+	v.tok.release()
+	v.tok.mu.Lock()
+	v.stems.release()
+	v.tok.mu.Unlock()
+}
