@@ -142,6 +142,8 @@ type worker struct {
 	// seen holds per vocabulary id the index+1 of the document that last saw it, within the batch, and
 	// its entry index in that document (side by side: one cache line per lookup).
 	seen []seenRec
+	dd   [ddSize]ddSlot // per document: see ddBits
+	long [][2]int       // the batch's documents counted in seen: their ranges of b.ids
 	// Capacity hints for the next batch's postings (batches are kept until their run is spilled, so each
 	// gets fresh arrays).
 	hintIDs int
@@ -152,6 +154,17 @@ type worker struct {
 }
 
 type seenRec struct{ mark, slot int32 }
+
+// ddSlot is an entry of the per-document table: vocabulary id + 1 (0: empty) and slot in the batch.
+type ddSlot struct{ id, slot int32 }
+
+// The per-document table of process: ddSize slots of (vocabulary id + 1, slot in the batch), for
+// documents of at most ddMaxTokens tokens, so that it is never more than a quarter full.
+const (
+	ddBits      = 10
+	ddSize      = 1 << ddBits
+	ddMaxTokens = ddSize / 4
+)
 
 func newWorker(an Analyzer, fields Fields, voc *vocab, pool *postPool) *worker {
 	return &worker{an: an, fields: fields, voc: voc, pool: pool, view: newTokView(voc.tok)}
@@ -189,6 +202,44 @@ func (w *worker) process(b *batch) {
 			w.voc.resolve(w.buf, w.toks, w.vals)
 		}
 		var n uint32
+		if len(w.vals) <= ddMaxTokens {
+			// A short document: its distinct terms are counted in a small table that stays in the L1
+			// cache, instead of in seen, which is indexed by vocabulary id and misses the cache for
+			// every rare term.
+			start := len(b.ids)
+			for _, id := range w.vals {
+				if id < 0 {
+					continue
+				}
+				n++
+				h := uint32(id) * 0x9E3779B1 >> (32 - ddBits)
+				for {
+					e := &w.dd[h]
+					if e.id == 0 {
+						e.id, e.slot = id+1, int32(len(b.ids))
+						b.ids = append(b.ids, id)
+						b.tfs = append(b.tfs, 1)
+						break
+					}
+					if e.id == id+1 {
+						b.tfs[e.slot]++
+						break
+					}
+					h = (h + 1) & (ddSize - 1)
+				}
+			}
+			for _, id := range b.ids[start:] { // empty the table again
+				h := uint32(id) * 0x9E3779B1 >> (32 - ddBits)
+				for w.dd[h].id != 0 {
+					w.dd[h].id = 0
+					h = (h + 1) & (ddSize - 1)
+				}
+			}
+			b.lens = append(b.lens, n)
+			b.ends = append(b.ends, int32(len(b.ids)))
+			continue
+		}
+		w.long = append(w.long, [2]int{len(b.ids), 0})
 		for _, id := range w.vals {
 			if id < 0 {
 				continue
@@ -207,13 +258,17 @@ func (w *worker) process(b *batch) {
 			b.ids = append(b.ids, id)
 			b.tfs = append(b.tfs, 1)
 		}
+		w.long[len(w.long)-1][1] = len(b.ids)
 		b.lens = append(b.lens, n)
 		b.ends = append(b.ends, int32(len(b.ids)))
 	}
-	// Reset marks so that the next batch's marks (1..) do not collide.
-	for _, id := range b.ids {
-		w.seen[id].mark = 0
+	// Reset the marks of the long documents so that the next batch's marks (1..) do not collide.
+	for _, r := range w.long {
+		for _, id := range b.ids[r[0]:r[1]] {
+			w.seen[id].mark = 0
+		}
 	}
+	w.long = w.long[:0]
 	w.hintIDs = len(b.ids)
 }
 
