@@ -2,7 +2,6 @@ package bm25
 
 import (
 	"encoding/binary"
-	"sort"
 	"sync"
 )
 
@@ -198,18 +197,8 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 // for each window. Exact lengths are not supported (maxScore uses maxScoreDAAT for them).
 func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
-	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
-	prefix := make([]float64, nq+1)
-	npos := qts[0].pos + 1
-	for _, q := range qts {
-		npos = max(npos, q.pos+1)
-	}
-	termMax := make([]float64, npos)
-	for i, q := range qts {
-		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
-		termMax[q.pos] = max(termMax[q.pos], q.ub)
-	}
-	contrib := termMax // reused: per query position, for the exact sum
+	prefix, npos := sortByBound(qts)
+	contrib := make([]float64, npos) // per query position, for the exact sum
 	width := min(max(windowDocs, 1), 1<<16)
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)

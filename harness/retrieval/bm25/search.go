@@ -703,6 +703,24 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	return theta
 }
 
+// sortByBound sorts the lists qts by bound, smallest first, and returns prefix, where prefix[i] bounds
+// what the lists qts[:i] can add to a document: the sum over terms of the largest bound among the term's
+// lists in qts[:i] (a document is in at most one list of a term); and npos, one more than the largest
+// query position.
+func sortByBound(qts []*queryTerm) (prefix []float64, npos int) {
+	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+	prefix = make([]float64, len(qts)+1)
+	for _, q := range qts {
+		npos = max(npos, q.pos+1)
+	}
+	termMax := make([]float64, npos)
+	for i, q := range qts {
+		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
+		termMax[q.pos] = max(termMax[q.pos], q.ub)
+	}
+	return prefix, npos
+}
+
 // maxScoreDAAT is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
 // a document above the current k-th score are not iterated, only probed for the candidates of the
 // others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
@@ -713,19 +731,7 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 // of 140 per NQ-open question and the search was 5% faster without them (docs/retrieval.md).
 func (ix *Index) maxScoreDAAT(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
-	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
-	// prefix[i] bounds what the lists qts[:i] can add to a document: the sum over terms of the largest
-	// bound among the term's lists in qts[:i] (a document is in at most one list of a term).
-	prefix := make([]float64, nq+1)
-	npos := qts[0].pos + 1
-	for _, q := range qts {
-		npos = max(npos, q.pos+1)
-	}
-	termMax := make([]float64, npos)
-	for i, q := range qts {
-		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
-		termMax[q.pos] = max(termMax[q.pos], q.ub)
-	}
+	prefix, npos := sortByBound(qts)
 	contrib := make([]float64, npos) // by query position; zero when the term is absent (scores are > 0)
 	touched := make([]int, 0, nq)    // the positions written in contrib for the current candidate
 	exact, norms, kt := ix.params.ExactLength, ix.norms, &ix.k
