@@ -166,6 +166,9 @@ const (
 	ddMaxTokens = ddSize / 4
 )
 
+// ddHash is the first slot of vocabulary id in the per-document table.
+func ddHash(id int32) uint32 { return uint32(id) * 0x9E3779B1 >> (32 - ddBits) }
+
 func newWorker(an Analyzer, fields Fields, voc *vocab, pool *postPool) *worker {
 	return &worker{an: an, fields: fields, voc: voc, pool: pool, view: newTokView(voc.tok)}
 }
@@ -212,7 +215,7 @@ func (w *worker) process(b *batch) {
 					continue
 				}
 				n++
-				h := uint32(id) * 0x9E3779B1 >> (32 - ddBits)
+				h := ddHash(id)
 				for {
 					e := &w.dd[h]
 					if e.id == 0 {
@@ -229,7 +232,7 @@ func (w *worker) process(b *batch) {
 				}
 			}
 			for _, id := range b.ids[start:] { // empty the table again
-				h := uint32(id) * 0x9E3779B1 >> (32 - ddBits)
+				h := ddHash(id)
 				for w.dd[h].id != 0 {
 					w.dd[h].id = 0
 					h = (h + 1) & (ddSize - 1)
@@ -272,7 +275,8 @@ func (w *worker) process(b *batch) {
 	w.hintIDs = len(b.ids)
 }
 
-// growTo returns s with length at least n (new entries zero), doubling its capacity when it must grow.
+// growTo returns s with length at least n (new entries zero), doubling its capacity when it must grow
+// (append grows large slices by only about 1.25x, copying them many times over).
 func growTo[T any](s []T, n int) []T {
 	if n <= len(s) {
 		return s
@@ -779,12 +783,10 @@ func (b *builder) apply(ctx context.Context, bt *batch) error {
 			b.meta.SumTotalTermFreq += int64(n)
 		}
 	}
-	if len(b.lens)+len(bt.lens) > cap(b.lens) { // grow by doubling: append's 1.25x copies 4 MB per million documents many times over
-		nl := make([]uint32, len(b.lens), max(2*cap(b.lens), len(b.lens)+len(bt.lens), 1024))
-		copy(nl, b.lens)
-		b.lens = nl
-	}
-	b.lens = append(b.lens, bt.lens...)
+	// Grown by doubling: append's 1.25x would copy 4 MB per million documents many times over.
+	nl := len(b.lens)
+	b.lens = growTo(b.lens, nl+len(bt.lens))
+	copy(b.lens[nl:], bt.lens)
 	bt.lens = nil
 	b.meta.Postings += int64(len(bt.ids))
 	if b.cur == nil {

@@ -74,10 +74,7 @@ func (x *termIndex) grow() {
 // 1.25x, so a list that grows to millions of entries (the term lists, one per worker and the global one)
 // is copied about five times over; doubling copies it about once.
 func appendDoubling[T any](s []T, v T) []T {
-	if len(s) == cap(s) {
-		ns := make([]T, len(s), max(2*cap(s), 256))
-		copy(ns, s)
-		s = ns
-	}
-	return append(s, v)
+	s = growTo(s, len(s)+1)
+	s[len(s)-1] = v
+	return s
 }
