@@ -379,6 +379,9 @@ type builder struct {
 
 	recsFree func() // releases merge's term records (off the Go heap)
 
+	scratchMu sync.Mutex
+	scratch   []*spillScratch // the spillers' sort memory not in use
+
 	runsMu  sync.Mutex
 	runs    []run // by job index
 	memLeft int64 // bytes of runs that may still be kept in memory (under runsMu)
@@ -440,19 +443,25 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		spillWG.Add(1)
 		go func(i int) {
 			defer spillWG.Done()
-			var sc spillScratch
 			for job := range b.spillCh {
 				if spillErrs[i] != nil || ctx.Err() != nil {
 					continue // drain
 				}
-				if err := b.spill(job, &sc); err != nil {
+				sc := b.getScratch()
+				err := b.spill(job, sc)
+				b.putScratch(sc)
+				if err != nil {
 					spillErrs[i] = err
 					cancel()
 				}
 			}
-			sc.release()
 		}(i)
 	}
+	defer func() {
+		for _, sc := range b.scratch {
+			sc.release()
+		}
+	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opt.Workers; i++ {
 		wg.Add(1)
@@ -826,17 +835,40 @@ func (b *builder) submit(ctx context.Context) error {
 	}
 }
 
-// spillScratch is a spiller's reusable memory.
+// getScratch returns sort memory for a spill: the last one returned by putScratch, else a new one. Spills
+// seldom overlap, so the spillers usually share one, and its memory is touched once per build.
+func (b *builder) getScratch() *spillScratch {
+	b.scratchMu.Lock()
+	defer b.scratchMu.Unlock()
+	if n := len(b.scratch); n > 0 {
+		sc := b.scratch[n-1]
+		b.scratch = b.scratch[:n-1]
+		return sc
+	}
+	return &spillScratch{}
+}
+
+// putScratch takes back the memory of getScratch.
+func (b *builder) putScratch(sc *spillScratch) {
+	b.scratchMu.Lock()
+	b.scratch = append(b.scratch, sc)
+	b.scratchMu.Unlock()
+}
+
+// spillScratch is a spill's reusable memory.
 type spillScratch struct {
-	a, b    []posting
-	free    []func()
-	counts  []int
-	enc     []byte
-	encFree func()
+	a      []posting
+	aFree  func()
+	sub    []posting // one tail bucket sorted by term
+	counts []int
+	// subCounts counts a tail bucket's postings by term.
+	subCounts []int
+	enc       []byte
+	encFree   func()
 }
 
 func (sc *spillScratch) release() {
-	for _, f := range append(sc.free, sc.encFree) {
+	for _, f := range []func(){sc.aFree, sc.encFree} {
 		if f != nil {
 			f()
 		}
@@ -844,27 +876,53 @@ func (sc *spillScratch) release() {
 	*sc = spillScratch{}
 }
 
-// spill sorts a run's postings by global term id (stably, so documents stay in order) and writes the
-// run file. The sort is a two-pass LSD radix sort: by the low digit from the batches into sc.a, then by
-// the high digit into sc.b. Each pass scatters into at most a few thousand buckets, which keeps its
-// writes in cache.
+// The spill's sort puts each of the first spillHead term ids (the most frequent terms, since ids follow
+// first occurrence) in a bucket of its own and the others in at most 2^spillTailBits buckets of 2^shift
+// consecutive ids; see spillBuckets.
+const (
+	spillHead     = 4096
+	spillTailBits = 11
+)
+
+// spillBuckets returns, for a run of nTerms terms, how many of them have a bucket of their own (head),
+// the shift that groups the others, and the number of buckets.
+func spillBuckets(nTerms int) (head, shift, nb int) {
+	head = min(nTerms, spillHead)
+	tail := nTerms - head
+	shift = max(0, bits.Len(uint(tail))-spillTailBits)
+	return head, shift, head + (tail+1<<shift-1)>>shift
+}
+
+// spillBucket returns the bucket of term g: g itself in the head, else head + (g-head)>>shift (without
+// a branch: which side of head a term lies on is not predictable).
+func spillBucket(g uint32, head uint32, shift uint) uint32 {
+	hi := max(g, head)
+	return min(g, head) + (hi-head)>>shift
+}
+
+// spill sorts a run's postings by global term id (stably, so documents stay in order) and encodes the
+// run (kept in memory or written to a file). The sort scatters the postings from the batches into one
+// array by bucket (spillBuckets: a head term is its bucket, so its postings are then in order; a tail
+// bucket holds a few thousand postings of up to 2^shift terms), and sorts each tail bucket by term into
+// a small array as it is encoded. Scattering into a few thousand places keeps the writes in cache, and
+// only one array of the run's size is needed (the sort's memory is touched once per build and shared by
+// the spillers, see getScratch: fresh memory is expensive here, see hugeAlloc).
 func (b *builder) spill(job *runJob, sc *spillScratch) error {
 	n := job.n
-	lowBits := max(1, (bits.Len(uint(job.nTerms))+1)/2)
-	lowMask := uint32(1)<<lowBits - 1
+	head, shift, nb := spillBuckets(job.nTerms)
+	h, sh := uint32(head), uint(shift)
 	if cap(sc.a) < n {
-		sc.release()
-		var fa, fb func()
-		sc.a, fa = hugeAlloc[posting](n + n/8)
-		sc.b, fb = hugeAlloc[posting](n + n/8)
-		sc.free = []func(){fa, fb}
+		if sc.aFree != nil {
+			sc.aFree()
+		}
+		sc.a, sc.aFree = hugeAlloc[posting](n + n/8)
 	}
-	a, out := sc.a[:n], sc.b[:n]
-	counts := sc.counts[:0]
-	counts = append(counts, make([]int, int(lowMask)+2)...)
+	a := sc.a[:n]
+	counts := growTo(sc.counts[:0], nb+1)
+	clear(counts)
 	for _, bt := range job.batches {
 		for _, g := range bt.ids {
-			counts[uint32(g)&lowMask+1]++
+			counts[spillBucket(uint32(g), h, sh)+1]++
 		}
 	}
 	for i := 1; i < len(counts); i++ {
@@ -876,7 +934,7 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 			doc := bt.first + uint32(i)
 			for j := start; j < end; j++ {
 				g := uint32(bt.ids[j])
-				k := g & lowMask
+				k := spillBucket(g, h, sh)
 				a[counts[k]] = posting{term: g, doc: doc, tf: bt.tfs[j]}
 				counts[k]++
 			}
@@ -888,21 +946,7 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		bt.ids, bt.tfs, bt.slab = nil, nil, slab{}
 	}
 	job.batches = nil
-	hiLen := job.nTerms>>lowBits + 2
-	counts = counts[:0]
-	counts = append(counts, make([]int, hiLen)...)
-	for _, p := range a {
-		counts[p.term>>lowBits+1]++
-	}
-	for i := 1; i < len(counts); i++ {
-		counts[i] += counts[i-1]
-	}
-	for _, p := range a {
-		k := p.term >> lowBits
-		out[counts[k]] = p
-		counts[k]++
-	}
-	sc.counts = counts
+	// counts[k] is now the end of bucket k.
 	// Reserve the run's likely size (about 2.2 bytes per posting on text) at once: growing by append
 	// copies the buffer many times over.
 	enc := sc.enc[:0]
@@ -914,27 +958,57 @@ func (b *builder) spill(job *runJob, sc *spillScratch) error {
 		enc, sc.encFree = hugeAlloc[byte](est)
 		enc = enc[:0]
 	}
-	nGran := granCount(job.nTerms)
-	starts := make([]int64, 0, nGran)
-	for i := 0; i < n; {
-		t := out[i].term
-		for len(starts) <= granOf(int(t)) {
-			starts = append(starts, int64(len(enc)))
+	starts := make([]int64, 0, granCount(job.nTerms))
+	sc.subCounts = growTo(sc.subCounts[:0], 1<<shift+1)
+	lo := 0
+	for k := 0; k < nb; k++ {
+		hi := counts[k]
+		ps := a[lo:hi]
+		lo = hi
+		if len(ps) == 0 {
+			continue
 		}
-		j := i
-		for j < n && out[j].term == t {
-			j++
+		if k >= head && shift > 0 {
+			// Sort the bucket by term (stably) into sc.sub.
+			mask := uint32(1)<<shift - 1
+			sc2 := sc.subCounts[:1<<shift+1]
+			clear(sc2)
+			for _, p := range ps {
+				sc2[p.term&mask+1]++
+			}
+			for i := 1; i < len(sc2); i++ {
+				sc2[i] += sc2[i-1]
+			}
+			sc.sub = growTo(sc.sub[:0], len(ps))
+			out := sc.sub[:len(ps)]
+			for _, p := range ps {
+				j := p.term & mask
+				out[sc2[j]] = p
+				sc2[j]++
+			}
+			ps = out
 		}
-		enc = binary.AppendUvarint(enc, uint64(t))
-		enc = binary.AppendUvarint(enc, uint64(j-i))
-		prevDoc := uint32(0)
-		for _, p := range out[i:j] {
-			enc = appendUvarint(enc, p.doc-prevDoc)
-			enc = appendUvarint(enc, p.tf)
-			prevDoc = p.doc
+		for i := 0; i < len(ps); {
+			t := ps[i].term
+			j := i + 1
+			for j < len(ps) && ps[j].term == t {
+				j++
+			}
+			for len(starts) <= granOf(int(t)) {
+				starts = append(starts, int64(len(enc)))
+			}
+			enc = binary.AppendUvarint(enc, uint64(t))
+			enc = binary.AppendUvarint(enc, uint64(j-i))
+			prevDoc := uint32(0)
+			for _, p := range ps[i:j] {
+				enc = appendUvarint(enc, p.doc-prevDoc)
+				enc = appendUvarint(enc, p.tf)
+				prevDoc = p.doc
+			}
+			i = j
 		}
-		i = j
 	}
+	sc.counts = counts
 	b.runsMu.Lock()
 	inMem := int64(cap(enc)) <= b.memLeft
 	if inMem {
