@@ -361,7 +361,7 @@ type builder struct {
 	voc  *vocab
 	pool postPool // the batches' postings arrays
 	// Accumulator state (one goroutine). Global term ids follow the terms' first occurrence in document
-	// order; termList is filled from voc at the end.
+	// order; termList is filled from voc and global at the end, while the postings are merged.
 	trans    []int32  // vocabulary id -> global id + 1 (0: not seen yet)
 	global   []uint32 // global id -> vocabulary id
 	termList []string
@@ -501,7 +501,7 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 			if b.cur == nil {
 				b.cur = &runJob{}
 			}
-			err = b.submit(ctx)
+			err = b.submitLast(ctx)
 		}
 		close(b.spillCh)
 		accErr <- err
@@ -531,12 +531,9 @@ func (b *builder) run(ctx context.Context, r corpus.Reader) (*Meta, error) {
 		return nil, err
 	}
 	b.note("all runs spilled")
-	// The workers are done: name the global terms.
-	b.termList = make([]string, len(b.global))
-	for g, v := range b.global {
-		b.termList[g] = b.voc.terms[v]
-	}
-	b.global, b.trans = nil, nil
+	// The workers are done: their tables go (the term strings stay, named through global), so that
+	// the merge's memory can reuse theirs.
+	b.trans = nil
 	b.voc.release()
 	if err := b.finish(ctx); err != nil {
 		return nil, err
@@ -855,6 +852,36 @@ func (b *builder) putScratch(sc *spillScratch) {
 	b.scratchMu.Unlock()
 }
 
+// lastSplitMin is the size in postings from which the last run is cut into one run per spiller.
+const lastSplitMin = 1 << 20
+
+// submitLast hands the last run to the spillers, cut into up to opt.Workers runs of about equal size when
+// it is large: nothing else is left to do then, so the spillers sort the pieces in parallel. (Where runs
+// are cut does not change the index.)
+func (b *builder) submitLast(ctx context.Context) error {
+	job := b.cur
+	parts := min(b.opt.Workers, len(job.batches))
+	if job.n < lastSplitMin {
+		parts = 1
+	}
+	rest, restN := job.batches, job.n
+	for k := 0; k < parts-1 && len(rest) > 1; k++ {
+		piece := &runJob{}
+		for len(rest) > 1 && piece.n < job.n/parts {
+			piece.batches = append(piece.batches, rest[0])
+			piece.n += len(rest[0].ids)
+			rest = rest[1:]
+		}
+		restN -= piece.n
+		b.cur = piece
+		if err := b.submit(ctx); err != nil {
+			return err
+		}
+	}
+	b.cur = &runJob{batches: rest, n: restN}
+	return b.submit(ctx)
+}
+
 // spillScratch is a spill's reusable memory.
 type spillScratch struct {
 	a      []posting
@@ -1068,7 +1095,7 @@ type mergeTask struct {
 // finish merges the runs into postings.bin, then writes the norms, lengths and the sorted dictionary.
 func (b *builder) finish(ctx context.Context) error {
 	meta := &b.meta
-	meta.Terms = int64(len(b.termList))
+	meta.Terms = int64(len(b.global))
 	// Norms and lengths.
 	norms := make([]uint8, len(b.lens))
 	for i, n := range b.lens {
@@ -1095,6 +1122,10 @@ func (b *builder) finish(ctx context.Context) error {
 	sorted := make(chan struct{})
 	go func() {
 		defer close(sorted)
+		b.termList = make([]string, len(b.global))
+		for g, v := range b.global {
+			b.termList[g] = b.voc.terms[v]
+		}
 		order = sortTerms(b.termList)
 		termsSum, offSum, dictErr = b.writeTerms(order)
 	}()
@@ -1169,7 +1200,7 @@ func (b *builder) writeTerms(order []uint32) (terms, offs FileSum, err error) {
 // opt.Workers goroutines merge and encode into memory; this goroutine writes them in term order. It
 // returns every term's record.
 func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
-	nTerms := len(b.termList)
+	nTerms := len(b.global)
 	nGran := granCount(nTerms)
 	files := make([]*os.File, len(b.runs)) // nil for the runs in memory
 	for i, r := range b.runs {
@@ -1227,9 +1258,20 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	}()
 	// Task output buffers are reused once written: there are at most len(slots) of them at a time.
 	outs := make(chan []byte, cap(slots))
+	var mem mergeMem
+	// The merge goroutines are waited for before the memory they use (run data, records, output
+	// buffers) is released, also when the merge stops early.
+	var mergers sync.WaitGroup
+	defer func() {
+		cancel()
+		mergers.Wait()
+		mem.release()
+	}()
 	for i := 0; i < b.opt.Workers; i++ {
+		mergers.Add(1)
 		go func() {
-			m := merger{outs: outs}
+			defer mergers.Done()
+			m := merger{outs: outs, mem: &mem}
 			for t := range taskCh {
 				if ctx.Err() == nil {
 					t.err = m.mergeTask(b, files, t, recs, norms, &K)
@@ -1277,9 +1319,40 @@ func (b *builder) merge(ctx context.Context, norms []uint8) ([]termRec, error) {
 	return recs, nil
 }
 
+// mergeMem allocates the merge tasks' output buffers off the Go heap (on huge pages, likely the ones the
+// vocabulary's tables gave back; see hugeAlloc) and frees them when the merge ends.
+type mergeMem struct {
+	mu    sync.Mutex
+	frees []func()
+}
+
+// alloc returns an empty buffer of capacity at least n: at least mergeOutMin, so that buffers fit the
+// next tasks too (only the pages written are touched).
+func (mm *mergeMem) alloc(n int) []byte {
+	buf, free := hugeAlloc[byte](max(n, mergeOutMin))
+	if free != nil {
+		mm.mu.Lock()
+		mm.frees = append(mm.frees, free)
+		mm.mu.Unlock()
+	}
+	return buf[:0]
+}
+
+func (mm *mergeMem) release() {
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	for _, f := range mm.frees {
+		f()
+	}
+	mm.frees = nil
+}
+
+const mergeOutMin = 32 << 20
+
 // merger holds one merge goroutine's reusable buffers.
 type merger struct {
 	outs       chan []byte // output buffers to reuse
+	mem        *mergeMem
 	sec        [][]byte
 	buf        []byte
 	docs, tfs  []uint32
@@ -1315,7 +1388,7 @@ func (c *runCursor) advance() bool {
 
 func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []termRec, norms []uint8, K *[256]float64) error {
 	t0 := granFirst(t.g0)
-	t1 := min(granFirst(t.g1), len(b.termList))
+	t1 := min(granFirst(t.g1), len(b.global))
 	// Read each file run's section of the task into one buffer; a run in memory is read in place.
 	var need int64
 	for _, r := range b.runs {
@@ -1357,7 +1430,7 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []te
 	default:
 	}
 	if int64(cap(out)) < secs+secs/4 {
-		out = make([]byte, 0, secs+secs/4)
+		out = m.mem.alloc(int(secs + secs/4))
 	}
 	docs, tfs := m.docs, m.tfs
 	for term := t0; term < t1; term++ {
@@ -1396,12 +1469,12 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []te
 			}
 		}
 		if len(docs) == 0 {
-			return fmt.Errorf("bm25: internal error: term %q has no postings", b.termList[term])
+			return fmt.Errorf("bm25: internal error: term %q has no postings", b.termName(term))
 		}
 		var rec termRec
 		rec, m.data, m.skip = encodeTerm(docs, tfs, norms, K, m.data[:0], m.skip[:0])
 		if len(m.data) > math.MaxUint32 {
-			return fmt.Errorf("bm25: term %q: postings exceed 4 GiB", b.termList[term])
+			return fmt.Errorf("bm25: term %q: postings exceed 4 GiB", b.termName(term))
 		}
 		rec.off = uint64(len(out))
 		out = append(out, m.skip...)
@@ -1412,6 +1485,9 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []te
 	t.out = out
 	return nil
 }
+
+// termName returns the string of global term g.
+func (b *builder) termName(g int) string { return b.voc.terms[b.global[g]] }
 
 // sortTerms returns the term ids in the order of the terms' bytes. It sorts (8-byte big-endian prefix, id)
 // pairs, comparing whole strings only when prefixes are equal: most comparisons are then of integers in
