@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // tokTable maps token bytes to an int32, for the index builder's hottest loop. It is shared by the
@@ -18,18 +19,24 @@ import (
 //
 // Lock-free reads: a slot is published by an atomic store of its hash (never 0 for a full slot) after
 // its key and value are written, and a reader loads the hash atomically before reading the rest. The
-// table grows into a new array published through an atomic pointer; the old arrays stay mapped until
-// release, since a reader may still be probing one (it then misses keys added since, and the caller
-// resolves them again under mu).
+// table grows into a new array published through an atomic pointer; a reader still probing an old array
+// misses keys added since (the caller resolves them again under mu). Each reader (tokView) announces the
+// array it probes (a hazard pointer), and an old array is unmapped once no reader announces it, so that
+// its memory serves the build's later allocations (fresh memory is expensive, see hugeAlloc). The next
+// array is allocated and its pages faulted in by a background goroutine once the table is 3/8 full, so
+// that the growth itself, under mu, where every worker with a new token waits, only copies.
 type tokTable struct {
 	seed   maphash.Seed
 	seed64 uint64 // seeds the hash of short keys
 	cur    atomic.Pointer[tokSlots]
 
-	mu   sync.Mutex // held by writers
-	n    int
-	long map[string]int32
-	old  []func() // frees of replaced arrays
+	mu      sync.Mutex // held by writers; guards the fields below
+	n       int
+	long    map[string]int32
+	views   []*tokView     // the readers, whose hazard pointers an old array waits for
+	retired []*tokSlots    // replaced arrays not yet unmapped
+	prep    chan *tokSlots // the next array, being prepared (nil: none)
+	prepLog int            // its size (log2 slots)
 }
 
 // tokSlots is one generation of a tokTable's array.
@@ -175,12 +182,34 @@ type hotSlot struct {
 // (often 100+ MB) table, one cache line and one page each. Values never change, so a private cache
 // cannot go stale.
 type tokView struct {
-	t    *tokTable
-	hot  []hotSlot
-	sink uint32 // keeps the prefetching loads of lookupAll from being optimized away
+	t     *tokTable
+	hot   []hotSlot
+	sink  uint32                   // keeps the prefetching loads of lookupAll from being optimized away
+	using atomic.Pointer[tokSlots] // the array lookupAll is probing (nil: none)
 }
 
-func newTokView(t *tokTable) *tokView { return &tokView{t: t, hot: make([]hotSlot, 1<<hotBits)} }
+func newTokView(t *tokTable) *tokView {
+	v := &tokView{t: t, hot: make([]hotSlot, 1<<hotBits)}
+	t.mu.Lock()
+	t.views = append(t.views, v)
+	t.mu.Unlock()
+	return v
+}
+
+// acquire returns the table's current array, announced in v.using so that it stays mapped until
+// v.using changes. The announcement is checked against the current array again: an array replaced in
+// between may already have been judged unused and unmapped (see reclaim).
+func (v *tokView) acquire() *tokSlots {
+	a := v.t.cur.Load()
+	for {
+		v.using.Store(a)
+		b := v.t.cur.Load()
+		if b == a {
+			return a
+		}
+		a = b
+	}
+}
 
 // lookupAll looks up every token of toks (spans of buf) and appends their values, or tokUnknown, to out;
 // it also returns the number of unknown tokens. Keys longer than inlineKey are always reported unknown
@@ -218,7 +247,8 @@ func (v *tokView) lookupAll(buf []byte, toks []tokRef, out []int32) ([]int32, in
 	if missed == 0 {
 		return out, 0
 	}
-	a := t.cur.Load()
+	a := v.acquire()
+	defer v.using.Store(nil)
 	res := out[start:]
 	// Touch the first slot of every token to probe, in a loop of independent loads without branches on
 	// their values, so that the processor has many of these cache misses in flight at once; the probes
@@ -271,6 +301,19 @@ func (t *tokTable) putLocked(k []byte, v int32) {
 	a := t.cur.Load()
 	if 2*(t.n+1) > len(a.slots) {
 		a = t.grow(a)
+	} else if t.prep == nil && 8*(t.n+1) > 3*len(a.slots) && 2*len(a.slots)*int(unsafe.Sizeof(tokSlot{})) >= hugeMin {
+		// Prepare the next array in the background.
+		logN := 64 - int(a.shift) + 1
+		ch := make(chan *tokSlots, 1)
+		t.prep, t.prepLog = ch, logN
+		go func() {
+			next := newTokSlots(logN)
+			prefault(next.slots)
+			ch <- next
+		}()
+	}
+	if len(t.retired) > 0 && t.n&1023 == 0 {
+		t.reclaim()
 	}
 	h, pk := t.hash(k)
 	if a.insert(k, pk, tokHash32(h), h, v) {
@@ -304,12 +347,18 @@ func (a *tokSlots) insert(k []byte, pk uint64, h32 uint32, h uint64, v int32) bo
 	}
 }
 
-// grow moves the table into an array twice as large and publishes it; the old array stays mapped. Keys
-// are distinct and, up to 1<<31 slots, a slot's stored hash places it (see tokHash32), so nothing is
-// rehashed or compared.
+// grow moves the table into an array twice as large (the prepared one, if any) and publishes it; the old
+// array is unmapped once no reader uses it (reclaim). Keys are distinct and, up to 1<<31 slots, a slot's
+// stored hash places it (see tokHash32), so nothing is rehashed or compared.
 func (t *tokTable) grow(old *tokSlots) *tokSlots {
 	logN := 64 - int(old.shift) + 1
-	a := newTokSlots(logN)
+	var a *tokSlots
+	if t.prep != nil && t.prepLog == logN {
+		a = <-t.prep
+		t.prep = nil
+	} else {
+		a = newTokSlots(logN)
+	}
 	for i := range old.slots {
 		s := &old.slots[i]
 		if s.hash == 0 {
@@ -326,23 +375,53 @@ func (t *tokTable) grow(old *tokSlots) *tokSlots {
 			}
 		}
 	}
-	if old.free != nil {
-		t.old = append(t.old, old.free)
-	}
 	t.cur.Store(a)
+	if old.free != nil {
+		t.retired = append(t.retired, old)
+	}
+	t.reclaim()
 	return a
+}
+
+// reclaim unmaps the retired arrays that no reader announces. A reader that announces an array after
+// this check also sees that it is no longer current and moves on (tokView.acquire): the announcement and
+// the check of the current array are sequentially consistent atomics, like the publication of a new
+// array before this check.
+func (t *tokTable) reclaim() {
+	kept := t.retired[:0]
+	for _, r := range t.retired {
+		inUse := false
+		for _, v := range t.views {
+			if v.using.Load() == r {
+				inUse = true
+				break
+			}
+		}
+		if inUse {
+			kept = append(kept, r)
+		} else {
+			r.free()
+		}
+	}
+	clear(t.retired[len(kept):])
+	t.retired = kept
 }
 
 // release frees the table's memory; the table must not be used afterwards.
 func (t *tokTable) release() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, f := range t.old {
-		f()
+	for _, r := range t.retired {
+		r.free()
+	}
+	if t.prep != nil {
+		if a := <-t.prep; a.free != nil {
+			a.free()
+		}
 	}
 	if a := t.cur.Load(); a != nil && a.free != nil {
 		a.free()
 	}
 	t.cur.Store(nil)
-	t.old, t.n, t.long = nil, 0, nil
+	t.retired, t.prep, t.views, t.n, t.long = nil, nil, nil, 0, nil
 }

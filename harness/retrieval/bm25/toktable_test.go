@@ -2,10 +2,12 @@ package bm25
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // TestTokTable checks the builder's hash table against a Go map, across growth and long keys.
@@ -78,8 +80,17 @@ func TestLookupAll(t *testing.T) {
 
 // TestTokTableConcurrent has goroutines insert overlapping key sets while they look keys up without the
 // lock (run it with -race): every value found must be the key's, every key put must be found afterwards,
-// and the table must grow many times meanwhile.
+// and the table must grow many times meanwhile. With 200,000 keys the table outgrows hugeMin, so that
+// arrays prepared in the background are taken over and replaced arrays are unmapped while the other
+// goroutines read (a read of an unmapped array would crash the test); at the end no reader holds an
+// array, so every replaced one must have been unmapped.
 func TestTokTableConcurrent(t *testing.T) {
+	for _, n := range []int{20000, 200000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { testTokTableConcurrent(t, n) })
+	}
+}
+
+func testTokTableConcurrent(t *testing.T, n int) {
 	tt := newTokTable()
 	valOf := func(i int) int32 { return int32(i*31 + 7) }
 	keyOf := func(i int) string {
@@ -88,7 +99,6 @@ func TestTokTableConcurrent(t *testing.T) {
 		}
 		return fmt.Sprintf("c%d", i)
 	}
-	const n = 20000
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for g := 0; g < 4; g++ {
@@ -132,6 +142,16 @@ func TestTokTableConcurrent(t *testing.T) {
 		if v, ok := tt.get([]byte(keyOf(i))); !ok || v != valOf(i) {
 			t.Fatalf("get(%q) = %d, %v; want %d", keyOf(i), v, ok, valOf(i))
 		}
+	}
+	tt.mu.Lock()
+	tt.reclaim()
+	if len(tt.retired) != 0 {
+		t.Errorf("%d replaced arrays still mapped with no reader", len(tt.retired))
+	}
+	big := 2*len(tt.cur.Load().slots)*int(unsafe.Sizeof(tokSlot{})) > 4*hugeMin
+	tt.mu.Unlock()
+	if n >= 200000 && !big {
+		t.Errorf("the table did not outgrow hugeMin: the test no longer covers unmapping")
 	}
 	tt.release()
 }
@@ -179,5 +199,51 @@ func TestSortTerms(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("position %d: %q, want %q", i, terms[got[i]], terms[want[i]])
 		}
+	}
+}
+
+// TestTokTableHazard checks the unmapping of replaced arrays step by step: an array that a reader has
+// announced stays mapped (and readable) across growth, and is unmapped once the reader lets go; one
+// that no reader holds is unmapped at the growth itself.
+func TestTokTableHazard(t *testing.T) {
+	tt := newTokTable()
+	defer tt.release()
+	v := newTokView(tt)
+	i := 0
+	put := func() {
+		tt.put([]byte(fmt.Sprintf("h%d", i)), int32(i))
+		i++
+	}
+	slotBytes := int(unsafe.Sizeof(tokSlot{}))
+	for len(tt.cur.Load().slots)*slotBytes < hugeMin { // from here on arrays are mapped, not on the heap
+		put()
+	}
+	held := v.acquire()
+	for tt.cur.Load() == held {
+		put()
+	}
+	tt.mu.Lock()
+	kept, nRetired := slices.Contains(tt.retired, held), len(tt.retired)
+	tt.mu.Unlock()
+	if !kept {
+		t.Fatalf("the array a reader holds was not kept (retired: %d arrays)", nRetired)
+	}
+	var sum uint32
+	for k := range held.slots { // still mapped: reading it must not crash
+		sum += held.slots[k].hash
+	}
+	if sum == 0 {
+		t.Fatalf("the held array reads as empty")
+	}
+	v.using.Store(nil)
+	next := tt.cur.Load()
+	for tt.cur.Load() == next {
+		put()
+	}
+	tt.mu.Lock()
+	nRetired = len(tt.retired)
+	tt.mu.Unlock()
+	if nRetired != 0 {
+		t.Fatalf("%d replaced arrays still mapped after the growth with no reader holding them", nRetired)
 	}
 }
