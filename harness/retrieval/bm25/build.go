@@ -151,6 +151,7 @@ type worker struct {
 	buf  []byte
 	toks []tokRef
 	vals []int32
+	rs   resolveScratch
 }
 
 type seenRec struct{ mark, slot int32 }
@@ -202,7 +203,7 @@ func (w *worker) process(b *batch) {
 		var unknown int
 		w.vals, unknown = w.view.lookupAll(w.buf, w.toks, w.vals[:0])
 		if unknown > 0 {
-			w.voc.resolve(w.buf, w.toks, w.vals)
+			w.voc.resolve(w.buf, w.toks, w.vals, &w.rs)
 		}
 		var n uint32
 		if len(w.vals) <= ddMaxTokens {
