@@ -30,18 +30,16 @@ func hugeAlloc[T any](n int) (s []T, free func()) {
 	return unsafe.Slice((*T)(unsafe.Pointer(&mem[0])), n), func() { syscall.Munmap(mem) }
 }
 
-// prefault faults in the pages of s (from hugeAlloc) now, in the kernel (MADV_POPULATE_WRITE), or by
-// touching a byte of every 4 KiB page where that is not supported: for memory prepared ahead of its use
-// by a goroutine that nothing waits for.
+// prefault faults in the pages of s now, by writing a zero byte to every 4 KiB page: for memory prepared
+// ahead of its use by a goroutine that nothing waits for. (Not MADV_POPULATE_WRITE: it holds the process's
+// memory map lock for the whole range, and every other thread's mmap, and the page faults queued behind
+// that, waited for it.)
 func prefault[T any](s []T) {
 	if len(s) == 0 {
 		return
 	}
 	var zero T
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
-	if len(b) >= hugeMin && syscall.Madvise(b, 23) == nil { // MADV_POPULATE_WRITE, Linux 5.14+
-		return
-	}
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = 0
 	}

@@ -22,9 +22,11 @@ import (
 // table grows into a new array published through an atomic pointer; a reader still probing an old array
 // misses keys added since (the caller resolves them again under mu). Each reader (tokView) announces the
 // array it probes (a hazard pointer), and an old array is unmapped once no reader announces it, so that
-// its memory serves the build's later allocations (fresh memory is expensive, see hugeAlloc). The next
-// array is allocated and its pages faulted in by a background goroutine once the table is 3/8 full, so
-// that the growth itself, under mu, where every worker with a new token waits, only copies.
+// its memory serves the build's later allocations (fresh memory is expensive, see hugeAlloc). Right after
+// the table is 3/8 full, a background goroutine maps the next array, faults its pages in and copies the
+// published slots into it (prepare), so that the growth, under mu, where every worker with a new token
+// waits, only adds the slots inserted since. (Not right after a growth: the last array prepared would
+// then often never be used, and fresh memory costs as much as the copy.)
 type tokTable struct {
 	seed   maphash.Seed
 	seed64 uint64 // seeds the hash of short keys
@@ -35,8 +37,9 @@ type tokTable struct {
 	long    map[string]int32
 	views   []*tokView     // the readers, whose hazard pointers an old array waits for
 	retired []*tokSlots    // replaced arrays not yet unmapped
-	prep    chan *tokSlots // the next array, being prepared (nil: none)
+	prep    chan *tokSlots // the next array, being prepared (nil: none; see prepare)
 	prepLog int            // its size (log2 slots)
+	added   []uint32       // slots of the current array inserted since the preparation started
 }
 
 // tokSlots is one generation of a tokTable's array.
@@ -301,29 +304,61 @@ func (t *tokTable) putLocked(k []byte, v int32) {
 	a := t.cur.Load()
 	if 2*(t.n+1) > len(a.slots) {
 		a = t.grow(a)
-	} else if t.prep == nil && 8*(t.n+1) > 3*len(a.slots) && 2*len(a.slots)*int(unsafe.Sizeof(tokSlot{})) >= hugeMin {
-		// Prepare the next array in the background.
-		logN := 64 - int(a.shift) + 1
-		ch := make(chan *tokSlots, 1)
-		t.prep, t.prepLog = ch, logN
-		go func() {
-			next := newTokSlots(logN)
-			prefault(next.slots)
-			ch <- next
-		}()
+	} else if t.prep == nil && 8*(t.n+1) > 3*len(a.slots) {
+		t.prepare(a)
 	}
 	if len(t.retired) > 0 && t.n&1023 == 0 {
 		t.reclaim()
 	}
 	h, pk := t.hash(k)
-	if a.insert(k, pk, tokHash32(h), h, v) {
+	if i, ok := a.insert(k, pk, tokHash32(h), h, v); ok {
 		t.n++
+		if t.prep != nil {
+			t.added = append(t.added, i)
+		}
+	}
+}
+
+// prepare starts a goroutine that maps the array that will replace a, faults its pages in and copies
+// a's published slots into it, while the workers go on; the slots inserted meanwhile are listed in
+// added, for grow to add. Only arrays large enough to be mapped (hugeMin) are prepared, and only while a
+// slot's stored hash places it (up to 1<<31 slots).
+func (t *tokTable) prepare(a *tokSlots) {
+	logN := 64 - int(a.shift) + 1
+	if 2*len(a.slots)*int(unsafe.Sizeof(tokSlot{})) < hugeMin || logN > 31 {
+		return
+	}
+	ch := make(chan *tokSlots, 1)
+	t.prep, t.prepLog, t.added = ch, logN, t.added[:0]
+	go func() {
+		next := newTokSlots(logN)
+		prefault(next.slots)
+		for i := range a.slots {
+			s := &a.slots[i]
+			if atomic.LoadUint32(&s.hash) == 0 {
+				continue // empty, or being filled: then it is in added
+			}
+			next.place(s)
+		}
+		ch <- next
+	}()
+}
+
+// place copies s, a published slot of the previous array, into a (not yet published), at the first free
+// slot from where its stored hash puts it.
+func (a *tokSlots) place(s *tokSlot) {
+	h := uint64(s.hash) << 32
+	for j := h >> a.shift; ; j = (j + 1) & a.mask {
+		if d := &a.slots[j]; d.hash == 0 {
+			*d = *s
+			return
+		}
 	}
 }
 
 // insert puts k into a (shared: the slot's hash is stored atomically after the rest) unless it is there,
-// reporting whether it added it.
-func (a *tokSlots) insert(k []byte, pk uint64, h32 uint32, h uint64, v int32) bool {
+// reporting whether it added it, and where.
+func (a *tokSlots) insert(k []byte, pk uint64, h32 uint32, h uint64, v int32) (uint32, bool) {
 	n := len(k)
 	for i := h >> a.shift; ; i = (i + 1) & a.mask {
 		s := &a.slots[i]
@@ -333,15 +368,15 @@ func (a *tokSlots) insert(k []byte, pk uint64, h32 uint32, h uint64, v int32) bo
 			s.klen = uint8(n)
 			s.val = v
 			atomic.StoreUint32(&s.hash, h32)
-			return true
+			return uint32(i), true
 		}
 		if sh == h32 && int(s.klen) == n {
 			if n <= 8 {
 				if slotKey8(s) == pk {
-					return false
+					return 0, false
 				}
 			} else if bytes.Equal(s.key[:n], k) {
-				return false
+				return 0, false
 			}
 		}
 	}
@@ -354,11 +389,28 @@ func (t *tokTable) grow(old *tokSlots) *tokSlots {
 	logN := 64 - int(old.shift) + 1
 	var a *tokSlots
 	if t.prep != nil && t.prepLog == logN {
+		// The prepared array holds the slots published when its copy passed them; add those inserted
+		// since, unless the copy saw them.
 		a = <-t.prep
 		t.prep = nil
-	} else {
-		a = newTokSlots(logN)
+		for _, i := range t.added {
+			s := &old.slots[i]
+			h := uint64(s.hash) << 32
+			var pk uint64
+			if s.klen <= 8 {
+				pk = slotKey8(s)
+			}
+			a.insert(s.key[:s.klen], pk, s.hash, h, s.val)
+		}
+		t.added = t.added[:0]
+		t.cur.Store(a)
+		if old.free != nil {
+			t.retired = append(t.retired, old)
+		}
+		t.reclaim()
+		return a
 	}
+	a = newTokSlots(logN)
 	for i := range old.slots {
 		s := &old.slots[i]
 		if s.hash == 0 {
