@@ -1125,7 +1125,7 @@ func (b *builder) finish(ctx context.Context) error {
 		defer close(sorted)
 		b.termList = make([]string, len(b.global))
 		for g, v := range b.global {
-			b.termList[g] = b.voc.terms[v]
+			b.termList[g] = b.voc.terms.at(v)
 		}
 		order = sortTerms(b.termList)
 		termsSum, offSum, dictErr = b.writeTerms(order)
@@ -1488,7 +1488,7 @@ func (m *merger) mergeTask(b *builder, files []*os.File, t *mergeTask, recs []te
 }
 
 // termName returns the string of global term g.
-func (b *builder) termName(g int) string { return b.voc.terms[b.global[g]] }
+func (b *builder) termName(g int) string { return b.voc.terms.at(b.global[g]) }
 
 // sortTerms returns the term ids in the order of the terms' bytes. It sorts (8-byte big-endian prefix, id)
 // pairs, comparing whole strings only when prefixes are equal: most comparisons are then of integers in

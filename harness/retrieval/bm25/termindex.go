@@ -21,26 +21,55 @@ func newTermIndex() *termIndex {
 }
 
 // getOrAdd returns the id of term t with hash h (termHash), adding it to list with the next id when it is
-// new; it returns the possibly grown list.
-func (x *termIndex) getOrAdd(t string, h uint64, list []string) (uint32, []string) {
+// new.
+func (x *termIndex) getOrAdd(t string, h uint64, list *chunkedStrings) uint32 {
 	h32 := uint32(h)
 	for i := h32 & x.mask; ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.id1 == 0 {
-			id := uint32(len(list))
-			list = appendDoubling(list, t)
+			id := list.add(t)
 			s.hash, s.id1 = h32, id+1
 			x.n++
 			if 2*x.n > len(x.slots) {
 				x.grow()
 			}
-			return id, list
+			return id
 		}
-		if s.hash == h32 && list[s.id1-1] == t {
-			return s.id1 - 1, list
+		if s.hash == h32 && list.at(s.id1-1) == t {
+			return s.id1 - 1
 		}
 	}
 }
+
+// chunkedStrings is an append-only list of strings kept in chunks of 1<<strChunkBits, so that appending
+// never copies: the vocabulary's term list, a []string grown by doubling, copied every string header
+// again at each doubling, with a write barrier per pointer while the collector was marking (0.38 CPU-s of
+// the 1M synthetic build, under the vocabulary lock).
+type chunkedStrings struct {
+	chunks [][]string
+	n      uint32
+}
+
+const strChunkBits = 14
+
+// add appends s and returns its index.
+func (c *chunkedStrings) add(s string) uint32 {
+	i := c.n
+	if i>>strChunkBits == uint32(len(c.chunks)) {
+		c.chunks = append(c.chunks, make([]string, 1<<strChunkBits))
+	}
+	c.chunks[i>>strChunkBits][i&(1<<strChunkBits-1)] = s
+	c.n++
+	return i
+}
+
+// at returns the string at index i (< len).
+func (c *chunkedStrings) at(i uint32) string {
+	return c.chunks[i>>strChunkBits][i&(1<<strChunkBits-1)]
+}
+
+// len returns the number of strings.
+func (c *chunkedStrings) len() int { return int(c.n) }
 
 // release frees the slots; the index must not be used afterwards.
 func (x *termIndex) release() {

@@ -160,7 +160,7 @@ func testTokTableConcurrent(t *testing.T, n int) {
 // stable on repeats, across growth, with many deliberately colliding hashes.
 func TestTermIndex(t *testing.T) {
 	x := newTermIndex()
-	var list []string
+	var list chunkedStrings
 	ref := map[string]uint32{}
 	for i := 0; i < 40000; i++ {
 		j := i * 7919 % 20011
@@ -174,10 +174,9 @@ func TestTermIndex(t *testing.T) {
 			want = uint32(len(ref))
 			ref[k] = want
 		}
-		got, l := x.getOrAdd(k, h, list)
-		list = l
-		if got != want || list[got] != k || len(list) != len(ref) {
-			t.Fatalf("getOrAdd(%q) = %d (list has %d, entry %q); want %d (%d terms)", k, got, len(list), list[got], want, len(ref))
+		got := x.getOrAdd(k, h, &list)
+		if got != want || list.at(got) != k || list.len() != len(ref) {
+			t.Fatalf("getOrAdd(%q) = %d (list has %d, entry %q); want %d (%d terms)", k, got, list.len(), list.at(got), want, len(ref))
 		}
 	}
 }

@@ -12,7 +12,7 @@ type vocab struct {
 	tok   *tokTable
 	stems *termIndex
 	seed  maphash.Seed
-	terms []string // by vocabulary id; read only under tok.mu or after the workers are done
+	terms chunkedStrings // by vocabulary id; read only under tok.mu or after the workers are done
 }
 
 func newVocab(an Analyzer) *vocab {
@@ -62,7 +62,7 @@ func (v *vocab) resolve(buf []byte, toks []tokRef, vals []int32, rs *resolveScra
 		id = -1
 		if keep {
 			var tid uint32
-			tid, v.terms = v.stems.getOrAdd(t, h, v.terms)
+			tid = v.stems.getOrAdd(t, h, &v.terms)
 			id = int32(tid)
 		}
 		v.tok.putLocked(k, id)
