@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"encoding/binary"
+	"math"
 	"sync"
 )
 
@@ -20,6 +21,41 @@ const windowCands = 512
 // useBatches selects maxScoreBatches over the document-at-a-time maxScoreDAAT where both apply. A
 // variable only so that tests and A/B runs can compare the two.
 var useBatches = true
+
+// useTfFloor turns the tf floors of essential tf >= 2 bitmap lists (tfmin.go) on. A variable only so
+// that tests and A/B runs can compare.
+var useTfFloor = true
+
+// tfFloorOthers returns, per list of qts, the sum over the other terms (query positions) of the largest
+// bound among each term's lists; nil when no list of qts is a tf >= 2 bitmap.
+func tfFloorOthers(qts []*queryTerm, npos int) []float64 {
+	any := false
+	for _, q := range qts {
+		any = any || q.cur.dense && !q.cur.ones
+	}
+	if !any {
+		return nil
+	}
+	var tmBuf [16]float64
+	termMax := tmBuf[:0]
+	if npos <= len(tmBuf) {
+		termMax = tmBuf[:npos]
+	} else {
+		termMax = make([]float64, npos)
+	}
+	for _, q := range qts {
+		termMax[q.pos] = max(termMax[q.pos], q.ub)
+	}
+	others := make([]float64, len(qts))
+	for i, q := range qts {
+		for p, v := range termMax {
+			if p != q.pos {
+				others[i] += v
+			}
+		}
+	}
+	return others
+}
 
 // pruneSlack pads the batch scorer's running sums before they are compared with the threshold: they add
 // the contributions in another order than the exact score (query order), so they may differ from it in
@@ -210,12 +246,25 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		q.cur.next()
 	}
 	ess := 0
+	// others[i]: what the terms other than qts[i]'s can add to a document (the largest bound among each
+	// term's lists), for the tf floors of the tf >= 2 bitmap lists (tfmin.go); floorTheta is the
+	// threshold they were set for.
+	others := tfFloorOthers(qts, npos)
+	floorTheta := math.Inf(-1)
 	for {
 		for ess < nq && prefix[ess+1] < theta {
 			ess++
 		}
 		if ess == nq {
 			break
+		}
+		if others != nil && theta > floorTheta && useTfFloor {
+			floorTheta = theta
+			for j := ess; j < nq; j++ {
+				if q := qts[j]; q.cur.dense && !q.cur.ones {
+					q.cur.tmin = tfFloor(q.weight, kt[q.list.minNrm], others[j], theta)
+				}
+			}
 		}
 		live, end := sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		if end {

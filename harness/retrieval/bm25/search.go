@@ -971,6 +971,7 @@ type cursor struct {
 	wi             int    // dense: the current bitmap word
 	w              uint64 // dense: the current word's bits after doc
 	rank           int    // dense: the current posting's number
+	tmin           uint32 // tf >= 2 bitmap: when 2 or more, next steps only to postings with tf >= tmin (tfmin.go)
 
 	docs [blockSize]uint32
 	tfs  [blockSize]uint32
@@ -988,7 +989,7 @@ func (c *cursor) init(post []byte, l termList, ndocs int) error {
 	c.dense, c.ones = true, l.kind == listOnes
 	c.bits, c.dir, c.nib, c.esc = l.bits, l.dir, l.nib, l.esc
 	c.words, c.ndocs, c.df, c.nb = words, ndocs, int(l.n), dirs
-	c.wi, c.w, c.rank, c.block, c.doc, c.tf, c.i, c.m = -1, 0, -1, -1, 0, 0, 0, 0
+	c.wi, c.w, c.rank, c.block, c.doc, c.tf, c.i, c.m, c.tmin = -1, 0, -1, -1, 0, 0, 0, 0, 0
 	return nil
 }
 
@@ -1212,6 +1213,10 @@ func (c *cursor) next() {
 
 func (c *cursor) nextSlow() {
 	if c.dense {
+		if c.tmin > 1 {
+			c.nextDenseMin()
+			return
+		}
 		c.nextDense()
 		return
 	}
