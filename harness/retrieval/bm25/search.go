@@ -30,6 +30,8 @@ type Index struct {
 	params Params
 	k      [256]float64 // the norm table of params
 	k1     [256]float64 // per norm byte, tfNorm(1, k[norm]): a tf = 1 posting's factor
+
+	termTab termTable // the dictionary's hash table, built on the first lookup (termhash.go)
 }
 
 // Params are the scoring parameters of a search.
@@ -180,15 +182,6 @@ func tfNorm(tf, k float64) float64 {
 // have terms.
 func IDF(df, n int64) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// lookup finds a term in the sorted dictionary.
-func (ix *Index) lookup(t string) (int, bool) {
-	i := sort.Search(ix.nTerms, func(i int) bool { return bytes.Compare(ix.term(i), []byte(t)) >= 0 })
-	if i < ix.nTerms && string(ix.term(i)) == t {
-		return i, true
-	}
-	return 0, false
 }
 
 func (ix *Index) term(i int) []byte {
