@@ -1000,6 +1000,7 @@ func (c *cursor) initBlocks(post []byte, off uint64, df uint32) error {
 	c.data = post[end : end+dataLen]
 	c.df, c.nb = int(df), nb
 	c.block, c.i, c.m, c.n, c.doc = -1, 0, 0, 0, 0
+	c.w, c.tmin = 0, 0 // the bitmap fields of a reused cursor must not look live
 	return nil
 }
 
