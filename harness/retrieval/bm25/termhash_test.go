@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestTermTable: the hash table finds every term of the dictionary at its sorted position, and reports
+// TestTermTable: the binary search (the first hashAfter lookups) and then the hash table find every term of the dictionary at its sorted position, and reports
 // absent strings (neighbours of real terms, prefixes, extensions, the empty string) as absent, as the
 // binary search does.
 func TestTermTable(t *testing.T) {
@@ -13,7 +13,13 @@ func TestTermTable(t *testing.T) {
 	if ix.nTerms < 1000 {
 		t.Fatalf("only %d terms", ix.nTerms)
 	}
+	if ix.nTerms < 3*hashAfter {
+		t.Fatalf("only %d terms: the binary search and the table both need testing", ix.nTerms)
+	}
 	for i := 0; i < ix.nTerms; i++ {
+		if n := ix.termTab.lookups.Load(); n <= hashAfter && ix.termTab.slots != nil {
+			t.Fatalf("the table was built after %d lookups, want %d", n, hashAfter)
+		}
 		term := string(ix.term(i))
 		if got, ok := ix.lookup(term); !ok || got != i {
 			t.Fatalf("term %d %q: lookup gives %d, %v", i, term, got, ok)
