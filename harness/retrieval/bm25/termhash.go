@@ -49,7 +49,7 @@ func (tt *termTable) build(ix *Index) {
 
 // hashAfter is how many lookups go by binary search before the table is built: building it takes
 // about 0.15 s at 1.2M terms (writes to a 16 MB table), which a single query would not win back.
-const hashAfter = 256
+const hashAfter = 64
 
 // lookup finds a term in the dictionary: by binary search for the first hashAfter lookups, then by the
 // hash table (built at that point), or by binary search when the dictionary is too large to hash.
