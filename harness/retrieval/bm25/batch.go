@@ -65,11 +65,12 @@ const pruneSlack = 1 + 1e-9
 
 // batchScratch is the batch scorer's working memory, recycled between searches.
 type batchScratch struct {
-	cdoc  []uint32  // per candidate: the document
-	cacc  []float64 // per candidate: its bound so far (contributions found, in probe order)
-	cnrm  []uint8   // per candidate: its norm byte
-	alive []uint16  // the candidates still in the running
-	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution
+	cdoc  []uint32   // per candidate: the document
+	cacc  []float64  // per candidate: its bound so far (contributions found, in probe order)
+	cnrm  []uint8    // per candidate: its norm byte
+	alive []uint16   // the candidates still in the running
+	cm    []float64  // per candidate and list (row-major, nq per row): the list's contribution
+	taat  taatWindow // gatherTAAT's window
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -257,22 +258,39 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	// threshold they were set for.
 	others := tfFloorOthers(qts, npos)
 	floorTheta := math.Inf(-1)
+	if sc.taat.pending { // left by a search that failed (a corrupt index): its sums are not cleared
+		clear(sc.taat.acc)
+		clear(sc.taat.mask)
+		clear(sc.taat.union)
+		sc.taat.pending = false
+	}
 	for {
-		for ess < nq && prefix[ess+1] < theta {
-			ess++
-		}
-		if ess == nq {
-			break
-		}
-		if others != nil && theta > floorTheta && useTfFloor {
-			floorTheta = theta
-			for j := ess; j < nq; j++ {
-				if q := qts[j]; q.cur.dense && !q.cur.ones {
-					q.cur.tmin = tfFloor(q.weight, kt[q.list.minNrm], others[j], theta)
+		// While gatherTAAT hands out a window over several calls, the essential lists stay as they were.
+		if !sc.taat.pending {
+			for ess < nq && prefix[ess+1] < theta {
+				ess++
+			}
+			if ess == nq {
+				break
+			}
+			if others != nil && theta > floorTheta && useTfFloor {
+				floorTheta = theta
+				for j := ess; j < nq; j++ {
+					if q := qts[j]; q.cur.dense && !q.cur.ones {
+						q.cur.tmin = tfFloor(q.weight, kt[q.list.minNrm], others[j], theta)
+					}
 				}
 			}
 		}
-		live, end := sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
+		var live int
+		var end bool
+		taat := false
+		if ne := nq - ess; sc.taat.pending || taatMinLists > 0 && ne >= taatMinLists && ne <= taatMaxLists {
+			taat = true
+			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt)
+		} else {
+			live, end = sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
+		}
 		if end {
 			break
 		}
@@ -292,8 +310,17 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			for i, q := range qts {
-				contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+			if taat { // the essential lists' contributions are in the window, not in the row
+				for i, q := range qts[:ess] {
+					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				}
+				for j, q := range qts[ess:] {
+					contrib[q.pos] += sc.contrib(j, width, idx)
+				}
+			} else {
+				for i, q := range qts {
+					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				}
 			}
 			s := 0.0
 			for _, v := range contrib {
