@@ -71,6 +71,7 @@ type batchScratch struct {
 	alive []uint16   // the candidates still in the running
 	cm    []float64  // per candidate and list (row-major, nq per row): the list's contribution
 	taat  taatWindow // gatherTAAT's window
+	marks candMarks  // probeBlocksScan's marks of the window's candidates
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -264,6 +265,11 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		clear(sc.taat.union)
 		sc.taat.pending = false
 	}
+	if sc.marks.on { // likewise
+		clear(sc.marks.cb)
+		clear(sc.marks.v)
+		sc.marks.on = false
+	}
 	for {
 		// While gatherTAAT hands out a window over several calls, the essential lists stay as they were.
 		if !sc.taat.pending {
@@ -294,6 +300,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		if end {
 			break
 		}
+		ncand := live
 		// The non-essential lists, largest bound first, each probed for every remaining candidate.
 		for i := ess - 1; i >= 0 && live > 0; i-- {
 			q := qts[i]
@@ -302,10 +309,13 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 				live = sc.probeOnes(c, i, nq, live, q.weight, t1, prefix[i], theta)
 			case c.dense:
 				live = sc.probeDense(c, i, nq, live, q.weight, kt, prefix[i], theta)
+			case useProbeScan:
+				live = sc.probeBlocksScan(c, i, nq, ncand, live, width, q.weight, kt, prefix[i], theta)
 			default:
 				live = sc.probeBlocks(c, i, nq, live, q.weight, kt, prefix[i], theta)
 			}
 		}
+		sc.unmark(ncand)
 		// The survivors, scored exactly: contributions by query position, summed in query order.
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)

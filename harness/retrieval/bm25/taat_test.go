@@ -13,7 +13,9 @@ import (
 // dense term essential while its other is not), k from 1 to above the number of matches (a window with
 // more than windowCands candidates is handed out over several calls), windows from 1 document to
 // 65,536, both merges for each query, three parameter settings (exact lengths use the document-at-a-time
-// scorer). A mutant that prunes with a bound 20% too low must fail it.
+// scorer). The non-essential block lists are probed both per candidate (probeBlocks) and by a scan
+// against the candidates' marks (probeBlocksScan). A mutant that prunes with a bound 20% too low must
+// fail it.
 func TestTAATMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(23))
 	const n = 13065
@@ -40,7 +42,9 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 		queries = append(queries, strings.Join(terms, " "))
 	}
 	queries = append(queries, "w1 w2 w3", "often middle w5 w7", "w200 w300 w350 w390")
-	defer func(u bool, b, m int) { useBatches, windowDocs, taatMinLists = u, b, m }(useBatches, windowDocs, taatMinLists)
+	defer func(u, ps bool, b, m int) {
+		useBatches, useProbeScan, windowDocs, taatMinLists = u, ps, b, m
+	}(useBatches, useProbeScan, windowDocs, taatMinLists)
 	useBatches = true
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, ExactLength: true}} {
 		if err := ix.SetParams(p); err != nil {
@@ -54,13 +58,15 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 			}
 			for _, w := range []int{1, 7, 64, 512, 4096, 65536} {
 				for _, m := range []int{0, 2, 3} {
-					windowDocs, taatMinLists = w, m
-					got, err := ix.Search(t.Context(), query, k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, got, want)
+					for _, ps := range []bool{false, true} {
+						windowDocs, taatMinLists, useProbeScan = w, m, ps
+						got, err := ix.Search(t.Context(), query, k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d probe scan %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, ps, got, want)
+						}
 					}
 				}
 			}
