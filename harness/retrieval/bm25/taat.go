@@ -96,12 +96,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			x &= x - 1
 			a, m := acc[off], mask[off]
 			acc[off], mask[off] = 0, 0
-			if a*pruneSlack+bound < theta {
-				continue
-			}
 			d := lo + uint32(off)
 			cdoc[n], cacc[n], cnrm[n], alive[n], cmask[n] = d, a, norms[d], uint16(n), m
-			n++
+			n += int(b2u(a*pruneSlack+bound >= theta)) // kept, without a branch (about half are)
 			if n == windowCands {
 				u[wi], tw.wi = x, wi
 				if x == 0 && wi == nw-1 {
