@@ -232,9 +232,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 
 // maxScoreBatches is MaxScore with the non-essential lists probed a batch of candidates at a time, as
 // Lucene's MaxScoreBulkScorer does: per window of windowDocs documents, the essential lists are merged
-// document at a time into candidates (gather), each with its contributions and their sum; the
+// into candidates, each with its contributions and their sum (document at a time by gather, or term at a
+// time by gatherTAAT when there are taatMinLists or more, taat.go); the
 // non-essential lists are then probed list by list, largest bound first, for all the candidates still
-// alive, dropping after each list those that can no longer reach the threshold (short loops over arrays,
+// alive (a block list by one scan against the candidates' marks, probescan.go), dropping after each list
+// those that can no longer reach the threshold (short loops over arrays,
 // instead of the document-at-a-time loop's branching between lists per candidate); the survivors are
 // scored exactly, their contributions summed in query order as maxScoreDAAT does, so the results are
 // the same bit for bit. The threshold rises inside the last pass; the essential lists are chosen again
