@@ -2,6 +2,8 @@ package bm25
 
 import (
 	"encoding/binary"
+	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -21,6 +23,41 @@ const windowCands = 512
 // variable only so that tests and A/B runs can compare the two.
 var useBatches = true
 
+// useTfFloor turns the tf floors of essential tf >= 2 bitmap lists (tfmin.go) on. A variable only so
+// that tests and A/B runs can compare.
+var useTfFloor = true
+
+// tfFloorOthers returns, per list of qts, the sum over the other terms (query positions) of the largest
+// bound among each term's lists; nil when no list of qts is a tf >= 2 bitmap.
+func tfFloorOthers(qts []*queryTerm, npos int) []float64 {
+	any := false
+	for _, q := range qts {
+		any = any || q.cur.dense && !q.cur.ones
+	}
+	if !any {
+		return nil
+	}
+	var tmBuf [16]float64
+	termMax := tmBuf[:0]
+	if npos <= len(tmBuf) {
+		termMax = tmBuf[:npos]
+	} else {
+		termMax = make([]float64, npos)
+	}
+	for _, q := range qts {
+		termMax[q.pos] = max(termMax[q.pos], q.ub)
+	}
+	others := make([]float64, len(qts))
+	for i, q := range qts {
+		for p, v := range termMax {
+			if p != q.pos {
+				others[i] += v
+			}
+		}
+	}
+	return others
+}
+
 // pruneSlack pads the batch scorer's running sums before they are compared with the threshold: they add
 // the contributions in another order than the exact score (query order), so they may differ from it in
 // the last bits. A document is dropped only when its padded bound is below the threshold.
@@ -28,11 +65,13 @@ const pruneSlack = 1 + 1e-9
 
 // batchScratch is the batch scorer's working memory, recycled between searches.
 type batchScratch struct {
-	cdoc  []uint32  // per candidate: the document
-	cacc  []float64 // per candidate: its bound so far (contributions found, in probe order)
-	cnrm  []uint8   // per candidate: its norm byte
-	alive []uint16  // the candidates still in the running
-	cm    []float64 // per candidate and list (row-major, nq per row): the list's contribution
+	cdoc  []uint32   // per candidate: the document
+	cacc  []float64  // per candidate: its bound so far (contributions found, in probe order)
+	cnrm  []uint8    // per candidate: its norm byte
+	alive []uint16   // the candidates still in the running
+	cm    []float64  // per candidate and list (row-major, nq per row): the list's contribution
+	taat  taatWindow // gatherTAAT's window
+	marks candMarks  // probeBlocksScan's marks of the window's candidates
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -88,6 +127,11 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 				if c.i < c.m {                          // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
+				} else if c.ones && c.w != 0 { // a tf = 1 bitmap's next bit in the current word (nextDense), inlined
+					c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
+					c.w &= c.w - 1
+					c.block = int(c.doc / denseWindow)
+					c.tf = 1
 				} else {
 					c.nextSlow()
 				}
@@ -188,9 +232,11 @@ func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 
 // maxScoreBatches is MaxScore with the non-essential lists probed a batch of candidates at a time, as
 // Lucene's MaxScoreBulkScorer does: per window of windowDocs documents, the essential lists are merged
-// document at a time into candidates (gather), each with its contributions and their sum; the
+// into candidates, each with its contributions and their sum (document at a time by gather, or term at a
+// time by gatherTAAT when there are taatMinLists or more, taat.go); the
 // non-essential lists are then probed list by list, largest bound first, for all the candidates still
-// alive, dropping after each list those that can no longer reach the threshold (short loops over arrays,
+// alive (a block list by one scan against the candidates' marks, probescan.go), dropping after each list
+// those that can no longer reach the threshold (short loops over arrays,
 // instead of the document-at-a-time loop's branching between lists per candidate); the survivors are
 // scored exactly, their contributions summed in query order as maxScoreDAAT does, so the results are
 // the same bit for bit. The threshold rises inside the last pass; the essential lists are chosen again
@@ -210,17 +256,53 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		q.cur.next()
 	}
 	ess := 0
+	// others[i]: what the terms other than qts[i]'s can add to a document (the largest bound among each
+	// term's lists), for the tf floors of the tf >= 2 bitmap lists (tfmin.go); floorTheta is the
+	// threshold they were set for.
+	others := tfFloorOthers(qts, npos)
+	floorTheta := math.Inf(-1)
+	if sc.taat.pending { // left by a search that failed (a corrupt index): its sums are not cleared
+		clear(sc.taat.acc)
+		clear(sc.taat.mask)
+		clear(sc.taat.union)
+		sc.taat.pending = false
+	}
+	if sc.marks.on { // likewise
+		clear(sc.marks.cb)
+		clear(sc.marks.v)
+		sc.marks.on = false
+	}
 	for {
-		for ess < nq && prefix[ess+1] < theta {
-			ess++
+		// While gatherTAAT hands out a window over several calls, the essential lists stay as they were.
+		if !sc.taat.pending {
+			for ess < nq && prefix[ess+1] < theta {
+				ess++
+			}
+			if ess == nq {
+				break
+			}
+			if others != nil && theta > floorTheta && useTfFloor {
+				floorTheta = theta
+				for j := ess; j < nq; j++ {
+					if q := qts[j]; q.cur.dense && !q.cur.ones {
+						q.cur.tmin = tfFloor(q.weight, kt[q.list.minNrm], others[j], theta)
+					}
+				}
+			}
 		}
-		if ess == nq {
-			break
+		var live int
+		var end bool
+		taat := false
+		if ne := nq - ess; sc.taat.pending || taatMinLists > 0 && ne >= taatMinLists && ne <= taatMaxLists {
+			taat = true
+			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt)
+		} else {
+			live, end = sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		}
-		live, end := sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		if end {
 			break
 		}
+		ncand := live
 		// The non-essential lists, largest bound first, each probed for every remaining candidate.
 		for i := ess - 1; i >= 0 && live > 0; i-- {
 			q := qts[i]
@@ -229,16 +311,28 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 				live = sc.probeOnes(c, i, nq, live, q.weight, t1, prefix[i], theta)
 			case c.dense:
 				live = sc.probeDense(c, i, nq, live, q.weight, kt, prefix[i], theta)
+			case useProbeScan:
+				live = sc.probeBlocksScan(c, i, nq, ncand, live, width, q.weight, kt, prefix[i], theta)
 			default:
 				live = sc.probeBlocks(c, i, nq, live, q.weight, kt, prefix[i], theta)
 			}
 		}
+		sc.unmark(ncand)
 		// The survivors, scored exactly: contributions by query position, summed in query order.
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			for i, q := range qts {
-				contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+			if taat { // the essential lists' contributions are in the window, not in the row
+				for i, q := range qts[:ess] {
+					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				}
+				for j, q := range qts[ess:] {
+					contrib[q.pos] += sc.contrib(j, width, idx)
+				}
+			} else {
+				for i, q := range qts {
+					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				}
 			}
 			s := 0.0
 			for _, v := range contrib {

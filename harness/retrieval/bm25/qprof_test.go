@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -266,4 +267,59 @@ func TestVerifyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("verified in %v", time.Since(start))
+}
+
+// TestSinglePass times queries as `ragbench index bench` does: 50 warm-up searches, then every query
+// once (2,000 synthetic queries, or the first 2,000 lines of BM25_QPROF_QUERIES), reporting queries/s,
+// queries per CPU-second and p50/p99. Each query meets its data cold, as in the CLI. Skipped without
+// BM25_QPROF_INDEX.
+func TestSinglePass(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	ix, err := Open(dir) // with checksums, as the CLI opens it: every page is read once
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var qs []string
+	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && len(qs) < 2000 {
+				qs = append(qs, l)
+			}
+		}
+	} else {
+		s := NewSynth(2)
+		for range 2000 {
+			qs = append(qs, s.Query())
+		}
+	}
+	ctx := context.Background()
+	for _, q := range qs[:min(50, len(qs))] {
+		ix.Search(ctx, q, 10)
+	}
+	lat := make([]time.Duration, len(qs))
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	start, c0 := time.Now(), CPUTime()
+	for i, q := range qs {
+		t0 := time.Now()
+		if _, err := ix.Search(ctx, q, 10); err != nil {
+			t.Fatal(err)
+		}
+		lat[i] = time.Since(t0)
+	}
+	wall, cpu := time.Since(start), CPUTime()-c0
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	t.Logf("minor faults %d, major %d, user %v, sys %v", ru1.Minflt-ru0.Minflt, ru1.Majflt-ru0.Majflt,
+		time.Duration(ru1.Utime.Nano()-ru0.Utime.Nano()), time.Duration(ru1.Stime.Nano()-ru0.Stime.Nano()))
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	t.Logf("single pass: %d queries, %.0f q/s wall, %.0f q per CPU-second, p50 %v, p99 %v", len(qs),
+		float64(len(qs))/wall.Seconds(), float64(len(qs))/cpu.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 }

@@ -30,6 +30,8 @@ type Index struct {
 	params Params
 	k      [256]float64 // the norm table of params
 	k1     [256]float64 // per norm byte, tfNorm(1, k[norm]): a tf = 1 posting's factor
+
+	termTab termTable // the dictionary's hash table, built on the first lookup (termhash.go)
 }
 
 // Params are the scoring parameters of a search.
@@ -180,15 +182,6 @@ func tfNorm(tf, k float64) float64 {
 // have terms.
 func IDF(df, n int64) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// lookup finds a term in the sorted dictionary.
-func (ix *Index) lookup(t string) (int, bool) {
-	i := sort.Search(ix.nTerms, func(i int) bool { return bytes.Compare(ix.term(i), []byte(t)) >= 0 })
-	if i < ix.nTerms && string(ix.term(i)) == t {
-		return i, true
-	}
-	return 0, false
 }
 
 func (ix *Index) term(i int) []byte {
@@ -971,6 +964,7 @@ type cursor struct {
 	wi             int    // dense: the current bitmap word
 	w              uint64 // dense: the current word's bits after doc
 	rank           int    // dense: the current posting's number
+	tmin           uint32 // tf >= 2 bitmap: when 2 or more, next steps only to postings with tf >= tmin (tfmin.go)
 
 	docs [blockSize]uint32
 	tfs  [blockSize]uint32
@@ -988,7 +982,7 @@ func (c *cursor) init(post []byte, l termList, ndocs int) error {
 	c.dense, c.ones = true, l.kind == listOnes
 	c.bits, c.dir, c.nib, c.esc = l.bits, l.dir, l.nib, l.esc
 	c.words, c.ndocs, c.df, c.nb = words, ndocs, int(l.n), dirs
-	c.wi, c.w, c.rank, c.block, c.doc, c.tf, c.i, c.m = -1, 0, -1, -1, 0, 0, 0, 0
+	c.wi, c.w, c.rank, c.block, c.doc, c.tf, c.i, c.m, c.tmin = -1, 0, -1, -1, 0, 0, 0, 0, 0
 	return nil
 }
 
@@ -1006,6 +1000,7 @@ func (c *cursor) initBlocks(post []byte, off uint64, df uint32) error {
 	c.data = post[end : end+dataLen]
 	c.df, c.nb = int(df), nb
 	c.block, c.i, c.m, c.n, c.doc = -1, 0, 0, 0, 0
+	c.w, c.tmin = 0, 0 // the bitmap fields of a reused cursor must not look live
 	return nil
 }
 
@@ -1212,6 +1207,10 @@ func (c *cursor) next() {
 
 func (c *cursor) nextSlow() {
 	if c.dense {
+		if c.tmin > 1 {
+			c.nextDenseMin()
+			return
+		}
 		c.nextDense()
 		return
 	}

@@ -1,0 +1,123 @@
+package bm25
+
+import "math/bits"
+
+// taatMinLists is the smallest number of essential lists for which maxScoreBatches merges a window term
+// at a time (gatherTAAT) instead of document at a time (gather); 0 turns it off. A variable only so
+// that tests and A/B runs can compare.
+var taatMinLists = 3
+
+// taatMaxLists is the largest number of essential lists gatherTAAT takes (its per-list scratch is
+// windowDocs values per list); more go to gather.
+const taatMaxLists = 16
+
+// taatBoundBias scales the bound gatherTAAT prunes with: 1, except in the test that checks that a
+// bound too low is caught.
+var taatBoundBias = 1.0
+
+// taatWindow is the state of a window that gatherTAAT has accumulated but not yet handed out in full.
+type taatWindow struct {
+	pending bool      // a window is accumulated and its scan is not finished
+	lo      uint32    // the window's first document
+	wi      int       // the next word of union to scan (its bits not yet scanned are left in it)
+	acc     []float64 // per offset: the sum of the essential lists' contributions, in list order
+	mask    []uint16  // per offset: the essential lists that have the document (bit j: list ess+j)
+	val     []float64 // per essential list and offset: the list's contribution (valid where mask says)
+	union   []uint64  // the offsets where any essential list has a posting, cleared as they are scanned
+	cmask   []uint16  // per candidate: its mask
+}
+
+// gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
+// documents that starts at the first of their current documents is accumulated list by list (each
+// list's postings added to a per-document sum, in list order as gather adds them, so the sums are the
+// same bit for bit), then its documents are scanned in order and those whose sum plus bound reaches
+// theta become candidates (without rows of contributions: contrib has them), at most windowCands per
+// call: a window with more is handed out over several calls (pending), during which the caller must keep
+// ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
+// the next document, which gather's merge mispredicts.
+func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt *[256]float64) (int, bool) {
+	tw := &sc.taat
+	nw := (width + 63) / 64
+	bound *= taatBoundBias
+	if !tw.pending {
+		d := uint32(noDoc)
+		for _, q := range qts[ess:] {
+			d = min(d, q.cur.doc)
+		}
+		if d == noDoc {
+			return 0, true
+		}
+		ne := len(qts) - ess
+		if len(tw.acc) < width {
+			tw.acc, tw.mask, tw.union = make([]float64, width), make([]uint16, width), make([]uint64, nw)
+		}
+		if len(tw.val) < ne*width {
+			tw.val = make([]float64, ne*width)
+		}
+		if len(tw.cmask) < windowCands {
+			tw.cmask = make([]uint16, windowCands)
+		}
+		hi := uint32(min(uint64(d)+uint64(width), noDoc))
+		acc, mask, u := tw.acc[:width], tw.mask[:width], tw.union[:nw]
+		for j, q := range qts[ess:] {
+			c := &q.cur
+			w := q.weight
+			val := tw.val[j*width : j*width+width]
+			bit := uint16(1) << j
+			for c.doc < hi {
+				off := c.doc - d
+				v := w * tfNorm(float64(c.tf), kt[norms[c.doc]]) // as maxScoreDAAT computes it
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+				if c.i < c.m { // next, inlined
+					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
+					c.i++
+				} else if c.ones && c.w != 0 { // a tf = 1 bitmap's next bit in the current word, inlined
+					c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
+					c.w &= c.w - 1
+					c.block = int(c.doc / denseWindow)
+					c.tf = 1
+				} else {
+					c.nextSlow()
+				}
+			}
+		}
+		tw.pending, tw.lo, tw.wi = true, d, 0
+	}
+	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
+	acc, mask, u, lo := tw.acc, tw.mask, tw.union[:nw], tw.lo
+	n := 0
+	for wi := tw.wi; wi < nw; wi++ {
+		x := u[wi]
+		for x != 0 {
+			off := wi*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			a, m := acc[off], mask[off]
+			acc[off], mask[off] = 0, 0
+			d := lo + uint32(off)
+			cdoc[n], cacc[n], cnrm[n], alive[n], cmask[n] = d, a, norms[d], uint16(n), m
+			n += int(b2u(a*pruneSlack+bound >= theta)) // kept, without a branch (about half are)
+			if n == windowCands {
+				u[wi], tw.wi = x, wi
+				if x == 0 && wi == nw-1 {
+					tw.pending = false
+				}
+				return n, false
+			}
+		}
+		u[wi] = 0
+	}
+	tw.pending = false
+	return n, false
+}
+
+// contrib returns essential list j's contribution to candidate idx of the window last accumulated (0
+// when the list does not have it).
+func (sc *batchScratch) contrib(j, width int, idx uint16) float64 {
+	if sc.taat.cmask[idx]>>j&1 == 0 {
+		return 0
+	}
+	return sc.taat.val[j*width+int(sc.cdoc[idx]-sc.taat.lo)]
+}
