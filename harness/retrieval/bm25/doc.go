@@ -21,8 +21,10 @@
 // (in memory while the budget allows, else in files) and merged. Open memory-maps the files and checks
 // their sizes and checksums. Search is MaxScore over bit-packed, block-skippable postings and, for
 // frequent terms, bitmaps probed in constant time (postings.go), a window of documents at a time
-// (batch.go; document at a time for exact lengths), and exact: its results equal an exhaustive scorer's
-// (BruteForce).
+// (batch.go; document at a time for exact lengths): three or more essential lists are summed term at a
+// time over the window (taat.go), non-essential block lists are scanned once against the window's
+// candidates (probescan.go), and frequent terms' tf >= 2 bitmaps skip documents whose tf cannot reach the
+// threshold (tfmin.go). Search is exact: its results equal an exhaustive scorer's (BruteForce).
 //
 // It is not a general search engine: there are no phrase queries, no updates after the build and no
 // per-field weights; harness/retrieval/elastic talks to a real Elasticsearch for those.
