@@ -7,9 +7,6 @@ import (
 	"unsafe"
 )
 
-// hugeMin is the smallest array allocated outside the Go heap on huge pages.
-const hugeMin = 4 << 20
-
 // hugeAlloc returns n zeroed elements. Arrays of hugeMin bytes or more are mapped outside the Go heap and
 // advised to use transparent huge pages: the builder's token table is probed at random over 100+ MB and
 // the spill's radix passes scatter into thousands of places of a large array, and with 4 KiB pages nearly
@@ -28,19 +25,4 @@ func hugeAlloc[T any](n int) (s []T, free func()) {
 	}
 	_ = syscall.Madvise(mem, 14) // MADV_HUGEPAGE; only a hint
 	return unsafe.Slice((*T)(unsafe.Pointer(&mem[0])), n), func() { syscall.Munmap(mem) }
-}
-
-// prefault faults in the pages of s now, by writing a zero byte to every 4 KiB page: for memory prepared
-// ahead of its use by a goroutine that nothing waits for. (Not MADV_POPULATE_WRITE: it holds the process's
-// memory map lock for the whole range, and every other thread's mmap, and the page faults queued behind
-// that, waited for it.)
-func prefault[T any](s []T) {
-	if len(s) == 0 {
-		return
-	}
-	var zero T
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
-	}
 }
