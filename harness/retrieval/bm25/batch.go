@@ -295,7 +295,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		taat := false
 		if ne := nq - ess; sc.taat.pending || taatMinLists > 0 && ne >= taatMinLists && ne <= taatMaxLists {
 			taat = true
-			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt)
+			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt, t1)
 		} else {
 			live, end = sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		}

@@ -76,9 +76,7 @@ func (sc *batchScratch) probeBlocksScan(c *cursor, i, nq, ncand, live, width int
 		a := sc.cacc[idx] + v
 		sc.cacc[idx] = a
 		sc.alive[m] = idx
-		if a*pruneSlack+bound >= theta {
-			m++
-		}
+		m += int(b2u(a*pruneSlack+bound >= theta)) // kept, without a branch
 	}
 	for _, d := range cm.hd[:nh] {
 		cm.v[cm.idx[d-cm.base]] = 0
