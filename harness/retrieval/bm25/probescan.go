@@ -45,8 +45,8 @@ func (sc *batchScratch) unmark(n int) {
 	if !cm.on {
 		return
 	}
-	for _, d := range sc.cdoc[:n] {
-		cm.cb[(d-cm.base)/64] = 0
+	if n > 0 { // the candidates are in document order: their marks are in the words up to the last's
+		clear(cm.cb[:(sc.cdoc[n-1]-cm.base)/64+1])
 	}
 	cm.on = false
 }

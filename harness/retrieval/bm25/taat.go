@@ -86,7 +86,11 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			}
 			for c.doc < hi {
 				off := c.doc - d
-				v := w * tfNorm(float64(c.tf), kt[norms[c.doc]]) // as maxScoreDAAT computes it
+				nrm := norms[c.doc]
+				v := w * t1[nrm] // tfNorm(1, K), as probeOnes computes it: most postings of a block list have tf 1
+				if c.tf != 1 {
+					v = w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
+				}
 				acc[off] += v
 				val[off] = v
 				mask[off] |= bit
