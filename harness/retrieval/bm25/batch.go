@@ -161,26 +161,33 @@ func b2u(b bool) uint {
 // records the contributions, and keeps those whose sum plus bound reaches theta. It returns how many it
 // kept (at the front of alive).
 func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[256]float64, bound, theta float64) int {
-	m := 0
 	bm := c.bits
 	for _, idx := range sc.alive[:live] {
 		d := sc.cdoc[idx]
 		bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
 		v := w * t1[sc.cnrm[idx]] * float64(bit) // w * tfNorm(1, K) as maxScoreDAAT computes it, or 0
 		sc.cm[int(idx)*nq+i] = v
-		a := sc.cacc[idx] + v
-		sc.cacc[idx] = a
-		sc.alive[m] = idx
-		if a*pruneSlack+bound >= theta {
-			m++
-		}
+		sc.cacc[idx] += v
+	}
+	return sc.keep(live, bound, theta)
+}
+
+// keep moves the first live alive candidates whose sum plus bound reaches theta to the front of alive,
+// in order, and returns how many there are. It is a pass of its own, without a branch, after the probe
+// loop: there the bitmap reads miss the cache, and a keep decided in the same loop would either
+// mispredict or (without a branch) make each store into alive wait for the previous candidate's read.
+func (sc *batchScratch) keep(live int, bound, theta float64) int {
+	m := 0
+	alive, cacc := sc.alive[:live], sc.cacc
+	for _, idx := range alive {
+		alive[m] = idx
+		m += int(b2u(cacc[idx]*pruneSlack+bound >= theta))
 	}
 	return m
 }
 
 // probeDense is probeOnes for a tf >= 2 bitmap.
 func (sc *batchScratch) probeDense(c *cursor, i, nq, live int, w float64, kt *[256]float64, bound, theta float64) int {
-	m := 0
 	for _, idx := range sc.alive[:live] {
 		d := sc.cdoc[idx]
 		v := 0.0
@@ -188,14 +195,9 @@ func (sc *batchScratch) probeDense(c *cursor, i, nq, live int, w float64, kt *[2
 			v = w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[sc.cnrm[idx]])
 		}
 		sc.cm[int(idx)*nq+i] = v
-		a := sc.cacc[idx] + v
-		sc.cacc[idx] = a
-		sc.alive[m] = idx
-		if a*pruneSlack+bound >= theta {
-			m++
-		}
+		sc.cacc[idx] += v
 	}
-	return m
+	return sc.keep(live, bound, theta)
 }
 
 // probeBlocks is probeOnes for a block-encoded list, whose cursor moves forward to each candidate.
@@ -295,7 +297,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		taat := false
 		if ne := nq - ess; sc.taat.pending || taatMinLists > 0 && ne >= taatMinLists && ne <= taatMaxLists {
 			taat = true
-			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt)
+			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt, t1)
 		} else {
 			live, end = sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		}

@@ -87,3 +87,58 @@ func TestInitialTheta(t *testing.T) {
 		})
 	}
 }
+
+// TestInitialThetaLeadTfs checks that taking the first sampled list's tfs from its sample (useLeadTfs)
+// gives the same threshold, bit for bit, as looking each sampled document up in that list again, on
+// random queries over block lists, tf = 1 and tf >= 2 bitmaps.
+func TestInitialThetaLeadTfs(t *testing.T) {
+	defer func(v bool) { useLeadTfs = v }(useLeadTfs)
+	r := rand.New(rand.NewSource(17))
+	for _, c := range []struct {
+		name        string
+		docs, vocab int
+		zipfMax     uint64
+	}{
+		{"block lists", 3000, 2000, 2500},
+		{"dense lists", 3000, 300, 400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ix, _ := build(t, randomCorpus(r, c.docs, c.vocab), Options{Analyzer: AnalyzerStandard})
+			z := rand.NewZipf(r, 1.05, 1, c.zipfMax)
+			finite := 0
+			for q := 0; q < 300; q++ {
+				var terms []string
+				for j := 0; j < 1+r.Intn(8); j++ {
+					terms = append(terms, fmt.Sprintf("w%d", z.Uint64()))
+				}
+				query := strings.Join(terms, " ")
+				k := []int{1, 5, 10, 100}[r.Intn(4)]
+				var th [2]float64
+				for i, on := range []bool{false, true} {
+					useLeadTfs = on
+					qts, err := ix.prepare(query)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(qts) == 0 {
+						th[i] = math.Inf(-1)
+						continue
+					}
+					sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+					th[i] = ix.initialTheta(qts, k)
+					release(qts)
+				}
+				if math.Float64bits(th[0]) != math.Float64bits(th[1]) {
+					t.Fatalf("query %q k=%d: threshold %v with the lead's tfs from its sample, %v without", query, k, th[1], th[0])
+				}
+				if !math.IsInf(th[0], -1) {
+					finite++
+				}
+			}
+			if finite < 50 {
+				t.Fatalf("%d queries had a finite initial threshold, want at least 50", finite)
+			}
+			t.Logf("%d of 300 queries had a finite initial threshold", finite)
+		})
+	}
+}

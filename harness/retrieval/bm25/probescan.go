@@ -45,8 +45,8 @@ func (sc *batchScratch) unmark(n int) {
 	if !cm.on {
 		return
 	}
-	for _, d := range sc.cdoc[:n] {
-		cm.cb[(d-cm.base)/64] = 0
+	if n > 0 { // the candidates are in document order: their marks are in the words up to the last's
+		clear(cm.cb[:(sc.cdoc[n-1]-cm.base)/64+1])
 	}
 	cm.on = false
 }
@@ -76,9 +76,7 @@ func (sc *batchScratch) probeBlocksScan(c *cursor, i, nq, ncand, live, width int
 		a := sc.cacc[idx] + v
 		sc.cacc[idx] = a
 		sc.alive[m] = idx
-		if a*pruneSlack+bound >= theta {
-			m++
-		}
+		m += int(b2u(a*pruneSlack+bound >= theta)) // kept, without a branch
 	}
 	for _, d := range cm.hd[:nh] {
 		cm.v[cm.idx[d-cm.base]] = 0

@@ -570,9 +570,14 @@ var sampleLeads = 3
 // maxSampleLeads bounds sampleLeads (the sample's buffer is on the stack).
 const maxSampleLeads = 3
 
+// useLeadTfs lets initialTheta take the tfs of the first sampled list from its sample instead of
+// looking its documents up in it again. A variable only so that tests can compare.
+var useLeadTfs = true
+
 // sampleList appends to sample the documents of the sampleBlocks blocks with the largest bounds of q's
-// list, in document order, and starts q's cursor again.
-func (ix *Index) sampleList(q *queryTerm, sample []uint32) []uint32 {
+// list, in document order, and to tfs their tfs in the list (when tfs is not nil), and starts q's
+// cursor again.
+func (ix *Index) sampleList(q *queryTerm, sample, tfs []uint32) ([]uint32, []uint32) {
 	c := &q.cur
 	var blocks [sampleBlocks]int
 	var bb [sampleBlocks]float64
@@ -605,10 +610,13 @@ func (ix *Index) sampleList(q *queryTerm, sample []uint32) []uint32 {
 		last := c.lastDoc(b)
 		for c.advance(first); c.doc <= last && c.doc != noDoc; c.next() {
 			sample = append(sample, c.doc)
+			if tfs != nil {
+				tfs = append(tfs, c.tf)
+			}
 		}
 	}
 	c.init(ix.postings, q.list, ix.Len()) // cannot fail: it did in prepare
-	return sample
+	return sample, tfs
 }
 
 // initialTheta returns a threshold that the k-th score of the query's result is known to reach: the k-th
@@ -631,15 +639,27 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	// The sampleBlocks blocks with the largest bounds of the list with the largest bound, and of the next
 	// lists while fewer than k documents are found (up to sampleLeads lists).
 	var sampleBuf [maxSampleLeads * sampleBlocks * max(blockSize, denseWindow)]uint32
+	var tfBuf [sampleBlocks * max(blockSize, denseWindow)]uint32
 	sample := sampleBuf[:0]
+	// lead is the first sampled list while it is the only one, and leadTfs the tfs of its sample, which
+	// then need no lookup (the documents are its postings, in document order).
+	lead, leadTfs := qts[len(qts)-1], []uint32(nil)
+	if useLeadTfs {
+		leadTfs = tfBuf[:0]
+	}
 	leads := 0
 	for i := len(qts) - 1; i >= 0 && leads < min(sampleLeads, maxSampleLeads) && len(sample) < k; i-- {
 		leads++
-		sample = ix.sampleList(qts[i], sample)
+		if leads == 1 {
+			sample, leadTfs = ix.sampleList(qts[i], sample, leadTfs)
+		} else {
+			sample, _ = ix.sampleList(qts[i], sample, nil)
+		}
 	}
 	if leads > 1 {
 		slices.Sort(sample)
 		sample = slices.Compact(sample) // a document can be in the blocks of several lists
+		lead, leadTfs = nil, nil
 	}
 	if len(sample) < k {
 		return theta
@@ -662,11 +682,13 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 			q.cur.next() // as for lead above (a probe of a dense list does not use the position)
 		}
 	}
-	for _, d := range sample {
+	for si, d := range sample {
 		nrm := norms[d]
 		for _, q := range qts {
 			var tf uint32
-			if qc := &q.cur; qc.dense {
+			if q == lead && leadTfs != nil {
+				tf = leadTfs[si]
+			} else if qc := &q.cur; qc.dense {
 				tf = qc.probe(d)
 			} else {
 				qc.advance(d)

@@ -35,7 +35,7 @@ type taatWindow struct {
 // call: a window with more is handed out over several calls (pending), during which the caller must keep
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
 // the next document, which gather's merge mispredicts.
-func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt *[256]float64) (int, bool) {
+func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
 	bound *= taatBoundBias
@@ -64,9 +64,33 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			w := q.weight
 			val := tw.val[j*width : j*width+width]
 			bit := uint16(1) << j
+			if c.dense && c.ones {
+				// A tf = 1 bitmap: its factor from the table of tfNorm(1, K) (the same value, without the
+				// division), its next bit inline within the current word.
+				for c.doc < hi {
+					off := c.doc - d
+					v := w * t1[norms[c.doc]] // as probeOnes computes it
+					acc[off] += v
+					val[off] = v
+					mask[off] |= bit
+					u[off/64] |= 1 << (off % 64)
+					if c.w != 0 {
+						c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
+						c.w &= c.w - 1
+						c.block = int(c.doc / denseWindow)
+					} else {
+						c.nextDense()
+					}
+				}
+				continue
+			}
 			for c.doc < hi {
 				off := c.doc - d
-				v := w * tfNorm(float64(c.tf), kt[norms[c.doc]]) // as maxScoreDAAT computes it
+				nrm := norms[c.doc]
+				v := w * t1[nrm] // tfNorm(1, K), as probeOnes computes it: most postings of a block list have tf 1
+				if c.tf != 1 {
+					v = w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
+				}
 				acc[off] += v
 				val[off] = v
 				mask[off] |= bit
