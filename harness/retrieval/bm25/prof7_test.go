@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -20,23 +19,7 @@ func TestSearchLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var qs []string
-	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" && len(qs) < 2000 {
-				qs = append(qs, l)
-			}
-		}
-	} else {
-		s := NewSynth(2)
-		for range 2000 {
-			qs = append(qs, s.Query())
-		}
-	}
+	qs := qprofQueries(t, 2000)
 	passes := 5
 	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_PASSES")); err == nil && v > 0 {
 		passes = v

@@ -42,7 +42,7 @@ func TestQueryRate(t *testing.T) {
 // BM25_QPROF_QUERIES. Skipped without BM25_QPROF_INDEX.
 func TestQueryRateFastest(t *testing.T) {
 	ix := qprofIndex(t)
-	qs := qprofQueries(t)
+	qs := qprofQueries(t, 1000)
 	var total time.Duration
 	for _, q := range qs {
 		best := time.Duration(math.MaxInt64)
@@ -128,7 +128,7 @@ func TestInitialThetaQuality(t *testing.T) {
 // stable on a busy machine. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
 func TestInitialThetaAB(t *testing.T) {
 	ix := qprofIndex(t)
-	qs := qprofQueries(t)
+	qs := qprofQueries(t, 1000)
 	variants := []struct {
 		name  string
 		leads int // 0: no initial threshold
@@ -187,8 +187,8 @@ func qprofIndex(t *testing.T) *Index {
 	return ix
 }
 
-// qprofQueries returns the first 1,000 lines of BM25_QPROF_QUERIES, or 1,000 synthetic queries.
-func qprofQueries(t *testing.T) []string {
+// qprofQueries returns the first n non-empty lines of BM25_QPROF_QUERIES, or n synthetic queries.
+func qprofQueries(t *testing.T, n int) []string {
 	t.Helper()
 	var qs []string
 	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
@@ -197,14 +197,14 @@ func qprofQueries(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		for _, l := range strings.Split(string(b), "\n") {
-			if l != "" && len(qs) < 1000 {
+			if l = strings.TrimSpace(l); l != "" && len(qs) < n {
 				qs = append(qs, l)
 			}
 		}
 		return qs
 	}
 	s := NewSynth(2)
-	for range 1000 {
+	for range n {
 		qs = append(qs, s.Query())
 	}
 	return qs
@@ -216,7 +216,7 @@ func qprofQueries(t *testing.T) []string {
 // included. The queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
 func TestBatchAB(t *testing.T) {
 	ix := qprofIndex(t)
-	qs := qprofQueries(t)
+	qs := qprofQueries(t, 1000)
 	defer func(u bool, b int) { useBatches, windowDocs = u, b }(useBatches, windowDocs)
 	variants := []int{0, windowDocs} // 0: document at a time
 	if v := os.Getenv("BM25_QPROF_WINDOWS"); v != "" {
@@ -283,23 +283,7 @@ func TestSinglePass(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var qs []string
-	if f := os.Getenv("BM25_QPROF_QUERIES"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" && len(qs) < 2000 {
-				qs = append(qs, l)
-			}
-		}
-	} else {
-		s := NewSynth(2)
-		for range 2000 {
-			qs = append(qs, s.Query())
-		}
-	}
+	qs := qprofQueries(t, 2000)
 	ctx := context.Background()
 	for _, q := range qs[:min(50, len(qs))] {
 		ix.Search(ctx, q, 10)
