@@ -10,15 +10,7 @@ import (
 // TestSearchLoop runs the single pass's queries BM25_QPROF_PASSES times (default 5) without timing, for
 // CPU profiles of the search alone (the index opened without checksums). Skipped without BM25_QPROF_INDEX.
 func TestSearchLoop(t *testing.T) {
-	dir := os.Getenv("BM25_QPROF_INDEX")
-	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
-	}
-	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := qprofIndex(t)
 	qs := qprofQueries(t, 2000)
 	passes := 5
 	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_PASSES")); err == nil && v > 0 {
