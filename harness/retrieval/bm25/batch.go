@@ -3,7 +3,6 @@ package bm25
 import (
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"sync"
 )
 
@@ -127,12 +126,7 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 				if c.i < c.m {                          // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
-				} else if c.ones && c.w != 0 { // a tf = 1 bitmap's next bit in the current word (nextDense), inlined
-					c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
-					c.w &= c.w - 1
-					c.block = int(c.doc / denseWindow)
-					c.tf = 1
-				} else {
+				} else if !c.nextInWord() {
 					c.nextSlow()
 				}
 				e = c.doc

@@ -1067,6 +1067,19 @@ func (c *cursor) probe(d uint32) uint32 {
 }
 
 // nextDense moves a dense cursor to the next set bit at or after the current word position.
+// nextInWord steps a tf = 1 bitmap cursor to the next set bit of its current word, as nextDense would,
+// and reports whether there was one; false for any other cursor. Small enough to inline in the merge loops.
+func (c *cursor) nextInWord() bool {
+	if !c.ones || c.w == 0 {
+		return false
+	}
+	c.doc = uint32(c.wi*64 + bits.TrailingZeros64(c.w))
+	c.w &= c.w - 1
+	c.block = int(c.doc / denseWindow)
+	c.tf = 1
+	return true
+}
+
 func (c *cursor) nextDense() {
 	for c.w == 0 {
 		c.wi++
