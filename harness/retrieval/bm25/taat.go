@@ -37,7 +37,8 @@ type taatWindow struct {
 // theta become candidates (without rows of contributions: contrib has them), at most windowCands per
 // call: a window with more is handed out over several calls (pending), during which the caller must keep
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
-// the next document, which gather's merge mispredicts.
+// the next document, which gather's merge mispredicts. A block list's postings are decoded straight
+// into the window (addBlocks, query round 14).
 func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
