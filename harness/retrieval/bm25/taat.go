@@ -62,6 +62,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			tw.cmask = make([]uint16, windowCands)
 		}
 		hi := uint32(min(uint64(d)+uint64(width), noDoc))
+		// Pending from here on: a corrupt index can panic in the middle of the accumulation (Search
+		// recovers), and the next search with this scratch must then clear the partial window.
+		tw.pending = true
 		acc, mask, u := tw.acc[:width], tw.mask[:width], tw.union[:nw]
 		for j, q := range qts[ess:] {
 			c := &q.cur
@@ -111,7 +114,7 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				}
 			}
 		}
-		tw.pending, tw.lo, tw.wi = true, d, 0
+		tw.lo, tw.wi = d, 0
 	}
 	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
 	acc, mask, u, lo := tw.acc, tw.mask, tw.union[:nw], tw.lo
