@@ -265,7 +265,6 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	}
 	if sc.marks.on { // likewise
 		clear(sc.marks.cb)
-		clear(sc.marks.v)
 		sc.marks.on = false
 	}
 	for {

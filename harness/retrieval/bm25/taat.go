@@ -1,6 +1,9 @@
 package bm25
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // taatMinLists is the smallest number of essential lists for which maxScoreBatches merges a window term
 // at a time (gatherTAAT) instead of document at a time (gather); 0 turns it off. A variable only so
@@ -34,7 +37,8 @@ type taatWindow struct {
 // theta become candidates (without rows of contributions: contrib has them), at most windowCands per
 // call: a window with more is handed out over several calls (pending), during which the caller must keep
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
-// the next document, which gather's merge mispredicts.
+// the next document, which gather's merge mispredicts. A block list's postings are decoded straight
+// into the window (addBlocks, query round 14).
 func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
@@ -58,6 +62,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			tw.cmask = make([]uint16, windowCands)
 		}
 		hi := uint32(min(uint64(d)+uint64(width), noDoc))
+		// Pending from here on: a corrupt index can panic in the middle of the accumulation (Search
+		// recovers), and the next search with this scratch must then clear the partial window.
+		tw.pending = true
 		acc, mask, u := tw.acc[:width], tw.mask[:width], tw.union[:nw]
 		for j, q := range qts[ess:] {
 			c := &q.cur
@@ -84,6 +91,10 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				}
 				continue
 			}
+			if !c.dense && useFusedDecode {
+				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, t1)
+				continue
+			}
 			for c.doc < hi {
 				off := c.doc - d
 				nrm := norms[c.doc]
@@ -103,7 +114,7 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				}
 			}
 		}
-		tw.pending, tw.lo, tw.wi = true, d, 0
+		tw.lo, tw.wi = d, 0
 	}
 	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
 	acc, mask, u, lo := tw.acc, tw.mask, tw.union[:nw], tw.lo
@@ -130,6 +141,127 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 	}
 	tw.pending = false
 	return n, false
+}
+
+// useFusedDecode lets gatherTAAT decode an essential block list's postings straight into the window
+// (addBlocks) instead of through the cursor's arrays. A variable only so that tests and A/B runs can
+// compare.
+var useFusedDecode = true
+
+// addBlocks adds the postings of the block list c below hi to the window that starts at lo (as
+// gatherTAAT's loop over a cursor does: weight w, list bit bit, contributions val), decoding the
+// bit-packed gaps and tfs of the blocks straight into the window's arrays rather than into the cursor's
+// and back. The cursor ends on its first posting at or after hi (or at the end), in the state next
+// would leave it in.
+func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, kt, t1 *[256]float64) {
+	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
+	if c.doc >= hi {
+		return
+	}
+	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, t1)
+	for {
+		// The cursor's decoded postings below hi.
+		for c.i < c.m {
+			d, t := c.docs[c.i], c.tfs[c.i]
+			c.i++
+			c.doc, c.tf = d, t
+			if d >= hi {
+				return
+			}
+			tw.add(d-lo, t, norms[d], w, bit, val, kt, t1)
+		}
+		// The rest of the block (or the next block), decoded straight into the window.
+		if c.m == c.n {
+			if c.block+1 >= c.nb {
+				c.doc = noDoc
+				return
+			}
+			c.enter(c.block + 1)
+		}
+		data, bg, bt := c.data, c.bg, c.bt
+		m, n := c.m, c.n
+		gb, tb := c.gapBit+m*int(bg), c.tfBit+m*int(bt)
+		if !decodeFast || (gb+(n-m)*int(bg))>>3+8 > len(data) || (tb+(n-m)*int(bt))>>3+8 > len(data) {
+			c.decode(n, 0) // near the end of the postings: by the tested loads, then from the arrays
+			continue
+		}
+		gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
+		d, t := c.last, uint32(1)
+		if c.lastDoc(c.block) >= hi {
+			// The block reaches past the window: add its postings up to the first at or after hi, where
+			// the cursor stops.
+			for m < n {
+				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
+				t = uint32(binary.LittleEndian.Uint64(data[tb>>3:])>>(tb&7)&tmask) + 1
+				gb += int(bg)
+				tb += int(bt)
+				m++
+				if d >= hi {
+					c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize] = d, t
+					c.last, c.m, c.i = d, m, m
+					c.doc, c.tf = d, t
+					return
+				}
+				off := d - lo
+				nrm := norms[d]
+				v := w * t1[nrm] // as in add
+				if t != 1 {
+					v = w * tfNorm(float64(t), kt[nrm])
+				}
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+			}
+			panic(errCorrupt) // the skip entry's last doc is not in the block
+		}
+		// The whole rest of the block is in the window: no test per posting.
+		if bt == 0 { // all tfs 1
+			for ; m < n; m++ {
+				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
+				gb += int(bg)
+				off := d - lo
+				v := w * t1[norms[d]] // as in add
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+			}
+		} else {
+			for ; m < n; m++ {
+				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
+				t = uint32(binary.LittleEndian.Uint64(data[tb>>3:])>>(tb&7)&tmask) + 1
+				gb += int(bg)
+				tb += int(bt)
+				off := d - lo
+				nrm := norms[d]
+				v := w * t1[nrm] // as in add
+				if t != 1 {
+					v = w * tfNorm(float64(t), kt[nrm])
+				}
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+			}
+		}
+		// The block is done and its last posting added: the cursor stands on it, as next leaves it.
+		c.last, c.m, c.i = d, n, n
+		c.doc, c.tf = d, t
+	}
+}
+
+// add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
+// of weight w, bit bit and contributions val.
+func (tw *taatWindow) add(off, t uint32, nrm uint8, w float64, bit uint16, val []float64, kt, t1 *[256]float64) {
+	v := w * t1[nrm] // tfNorm(1, K), as probeOnes computes it: most postings of a block list have tf 1
+	if t != 1 {
+		v = w * tfNorm(float64(t), kt[nrm]) // as maxScoreDAAT computes it
+	}
+	tw.acc[off] += v
+	val[off] = v
+	tw.mask[off] |= bit
+	tw.union[off/64] |= 1 << (off % 64)
 }
 
 // contrib returns essential list j's contribution to candidate idx of the window last accumulated (0
