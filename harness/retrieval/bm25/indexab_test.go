@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -142,4 +143,52 @@ func describeLists(t *testing.T, ix *Index, q string) string {
 		parts = append(parts, fmt.Sprintf("%d%s%d:%.2f(%.1f)", qt.pos, kind, qt.list.n, qt.ub, prefix[i+1]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// TestDenseCensus counts the terms of the index named by BM25_QPROF_INDEX (skipped without it) whose
+// postings reach 1/32, 1/48, 1/64, 1/96 and 1/128 of the documents, with the bytes their postings take
+// now, and of each term's tf >= 2 postings likewise: the figures for the size of other thresholds.
+func TestDenseCensus(t *testing.T) {
+	ix := qprofIndex(t)
+	n := ix.Len()
+	divs := []int{32, 48, 64, 96, 128}
+	terms, his := make([]int, len(divs)), make([]int, len(divs))
+	bytes := make([]int64, len(divs))
+	offs := make([]uint64, ix.nTerms)
+	for i := range offs {
+		offs[i] = ix.info(i).off
+	}
+	slices.Sort(offs)
+	for i := 0; i < ix.nTerms; i++ {
+		inf := ix.info(i)
+		end := uint64(len(ix.postings))
+		if j, _ := slices.BinarySearch(offs, inf.off); j+1 < len(offs) {
+			end = offs[j+1]
+		}
+		ls, nl, err := ix.lists(inf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nHi := inf.df
+		for _, l := range ls[:nl] {
+			if l.kind == listOnes {
+				nHi -= l.n
+			}
+		}
+		if ix.postings[inf.off] == kindBlocks {
+			nHi = 0 // not known without decoding; counted below only for dense terms
+		}
+		for j, d := range divs {
+			if int(inf.df)*d >= n {
+				terms[j]++
+				bytes[j] += int64(end - inf.off)
+				if int(nHi)*d >= n {
+					his[j]++
+				}
+			}
+		}
+	}
+	for j, d := range divs {
+		t.Logf("df >= n/%d: %d terms, %.1f MB of postings now; of them %d (dense now) with tf >= 2 in n/%d", d, terms[j], float64(bytes[j])/1e6, his[j], d)
+	}
 }

@@ -29,7 +29,7 @@ const (
 	// denseHiDiv: its tf >= 2 postings are a bitmap too when they are in at least 1/denseHiDiv of the
 	// documents (query round 15).
 	denseDiv     = 64
-	denseHiDiv   = 32
+	denseHiDiv   = 48
 	denseWindow  = 256 // documents per directory entry: 4 bitmap words
 	dirEntrySize = 8   // tf >= 2 directory: uint32 postings before the window, float32 the window's bound
 	oneEntrySize = 4   // tf = 1 directory: float32 the window's bound

@@ -12,7 +12,7 @@ import (
 // the documents is stored dense and one in a document fewer is not; a dense term's tf >= 2 postings are a
 // bitmap when they are in exactly 1/denseHiDiv of the documents, and blocks in one document fewer.
 func TestDenseThresholds(t *testing.T) {
-	const n = 64 * 32 * 2 // both thresholds fall on whole documents
+	const n = denseDiv * denseHiDiv // both thresholds fall on whole documents
 	lo, hi := n/denseDiv, n/denseHiDiv
 	var docs []corpus.Document
 	for i := range n {
