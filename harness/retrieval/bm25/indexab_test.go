@@ -19,8 +19,8 @@ import (
 // rose most from A to B (BM25_QPROF_AB_TOP, default 15), with the lists of their terms on both indexes;
 // BM25_QPROF_AB_OUT names a file for every query's two times (tab-separated). The results must be the
 // same on both indexes. The queries are as in TestQueryRateFastest (BM25_QPROF_QUERIES, or synthetic).
-// BM25_QPROF_ORDER_A and BM25_QPROF_ORDER_B set each side's list order (listOrder); B may name the same
-// index as A. Skipped without both index variables.
+// BM25_QPROF_ORDER_A and BM25_QPROF_ORDER_B set each side's list order (listOrder), BM25_QPROF_ALPHA_A
+// and BM25_QPROF_ALPHA_B its orderAlpha; B may name the same index as A. Skipped without both index variables.
 func TestIndexAB(t *testing.T) {
 	a := qprofIndex(t)
 	dirB := os.Getenv("BM25_QPROF_INDEX_B")
@@ -44,9 +44,13 @@ func TestIndexAB(t *testing.T) {
 		}
 	}
 	defer func(o int, a float64) { listOrder, orderAlpha = o, a }(listOrder, orderAlpha)
-	if v := os.Getenv("BM25_QPROF_ALPHA"); v != "" {
-		if _, err := fmt.Sscan(v, &orderAlpha); err != nil {
-			t.Fatalf("BM25_QPROF_ALPHA: %q: %v", v, err)
+	// BM25_QPROF_ALPHA_A and _B: each side's orderAlpha, default the current one.
+	alphas := [2]float64{orderAlpha, orderAlpha}
+	for i, v := range []string{os.Getenv("BM25_QPROF_ALPHA_A"), os.Getenv("BM25_QPROF_ALPHA_B")} {
+		if v != "" {
+			if _, err := fmt.Sscan(v, &alphas[i]); err != nil {
+				t.Fatalf("BM25_QPROF_ALPHA: %q: %v", v, err)
+			}
 		}
 	}
 	times := make([][2]time.Duration, len(qs))
@@ -56,7 +60,7 @@ func TestIndexAB(t *testing.T) {
 		for k := range 2 {
 			i := (k + qi) % 2
 			best := time.Duration(math.MaxInt64)
-			listOrder = orders[i]
+			listOrder, orderAlpha = orders[i], alphas[i]
 			for range 3 {
 				start := time.Now()
 				r, err := ixs[i].Search(ctx, q, 10)
@@ -112,9 +116,9 @@ func TestIndexAB(t *testing.T) {
 		if len(r) > 0 {
 			kth = r[len(r)-1].Score
 		}
-		listOrder = orders[0]
+		listOrder, orderAlpha = orders[0], alphas[0]
 		da := describeLists(t, a, qs[qi])
-		listOrder = orders[1]
+		listOrder, orderAlpha = orders[1], alphas[1]
 		db := describeLists(t, b, qs[qi])
 		t.Logf("%v -> %v (%+.0f%%) %q, k-th score %.2f\n  A: %s\n  B: %s", times[qi][0].Round(time.Microsecond), times[qi][1].Round(time.Microsecond),
 			100*(float64(times[qi][1])/float64(times[qi][0])-1), qs[qi], kth, da, db)
