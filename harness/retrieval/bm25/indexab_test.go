@@ -34,8 +34,8 @@ func TestIndexAB(t *testing.T) {
 	defer b.Close()
 	qs := qprofQueries(t, 2000)
 	ixs := [2]*Index{a, b}
-	// BM25_QPROF_ORDER_A and _B: the list order (listOrder) of each side, default orderBound.
-	var orders [2]int
+	// BM25_QPROF_ORDER_A and _B: the list order (listOrder) of each side, default the current one.
+	orders := [2]int{listOrder, listOrder}
 	for i, v := range []string{os.Getenv("BM25_QPROF_ORDER_A"), os.Getenv("BM25_QPROF_ORDER_B")} {
 		if v != "" {
 			if _, err := fmt.Sscan(v, &orders[i]); err != nil {
@@ -46,6 +46,7 @@ func TestIndexAB(t *testing.T) {
 	defer func(o int, a float64) { listOrder, orderAlpha = o, a }(listOrder, orderAlpha)
 	// BM25_QPROF_ALPHA_A and _B: each side's orderAlpha, default the current one.
 	alphas := [2]float64{orderAlpha, orderAlpha}
+
 	for i, v := range []string{os.Getenv("BM25_QPROF_ALPHA_A"), os.Getenv("BM25_QPROF_ALPHA_B")} {
 		if v != "" {
 			if _, err := fmt.Sscan(v, &alphas[i]); err != nil {
