@@ -32,7 +32,7 @@ import (
 //	              first and padded to a whole byte.
 //	              kind 1 (dense: terms in at least 1/denseDiv of the documents): uint32 escape count e,
 //	              uint32 h the postings with tf >= 2, the tf = 1 postings' smallest norm byte, float32
-//	              their largest tf/(tf+K), and a form byte. Form 0 (h is also at least 1/denseDiv of the
+//	              their largest tf/(tf+K), and a form byte. Form 0 (h is at least 1/denseHiDiv of the
 //	              documents): a bitmap of ceil(docs/64) uint64 words of the tf >= 2 documents, per
 //	              denseWindow documents a directory entry (uint32 postings before the window, float32
 //	              the window's largest tf/(tf+K), 0 when empty), the tfs in posting order, two per byte
@@ -40,6 +40,10 @@ import (
 //	              tf). Form 1 (e is 0): the tf >= 2 postings as a kind-0 list without its kind byte
 //	              (nothing when h is 0). Both forms then end with the bitmap of the tf = 1 documents and
 //	              per denseWindow documents a float32, the window's largest tf/(tf+K).
+//	              The thresholds denseDiv and denseHiDiv (postings.go) are the encoder's alone: the
+//	              reader follows the kind and form bytes, so changing them (query round 15: denseDiv
+//	              32 -> 64, denseHiDiv 32 -> 48) needs no version bump, and indexes built with the old
+//	              thresholds read as before.
 const (
 	formatName    = "ragbench-bm25"
 	formatVersion = 4

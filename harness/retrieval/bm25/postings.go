@@ -11,7 +11,7 @@ import (
 //   - kindBlocks: blocks of blockSize varint postings behind skip entries, for most terms;
 //   - kindDense: for a term in at least 1/denseDiv of the documents, a bitmap over all documents of
 //     those where the term's tf is 1, with a score bound per denseWindow documents, and the postings
-//     with tf >= 2: when they are in at least 1/denseDiv of the documents themselves, as a second
+//     with tf >= 2: when they are in at least 1/denseHiDiv of the documents themselves, as a second
 //     bitmap with a rank directory (and a bound) per denseWindow documents and the tfs as nibbles;
 //     otherwise block-encoded like a kindBlocks term.
 //
@@ -25,7 +25,11 @@ const (
 	kindBlocks = 0
 	kindDense  = 1
 
-	denseDiv     = 32
+	// denseDiv: a term in at least 1/denseDiv of the documents is dense (its tf = 1 postings a bitmap);
+	// denseHiDiv: its tf >= 2 postings are a bitmap too when they are in at least 1/denseHiDiv of the
+	// documents (query round 15).
+	denseDiv     = 64
+	denseHiDiv   = 48
 	denseWindow  = 256 // documents per directory entry: 4 bitmap words
 	dirEntrySize = 8   // tf >= 2 directory: uint32 postings before the window, float32 the window's bound
 	oneEntrySize = 4   // tf = 1 directory: float32 the window's bound
@@ -47,6 +51,10 @@ func denseSizes(n int) (words, dirs int) {
 
 // isDense reports whether a term with df postings over n documents is stored dense.
 func isDense(df, n int) bool { return df*denseDiv >= n }
+
+// isDenseHi reports whether a dense term's nHi postings with tf >= 2, over n documents, are stored as a
+// bitmap (else as blocks).
+func isDenseHi(nHi, n int) bool { return nHi*denseHiDiv >= n }
 
 // encodeTerm appends one term's postings, in the postings.bin layout described in format.go, to data,
 // and returns the term's record without its offset. skips is scratch space, returned empty: the build
@@ -81,7 +89,7 @@ func encodeDense(docs, tfs []uint32, norms []uint8, K *[256]float64, data []byte
 			loMin = min(loMin, norms[d])
 		}
 	}
-	if !isDense(nHi, len(norms)) {
+	if !isDenseHi(nHi, len(norms)) {
 		return encodeDenseHiBlocks(docs, tfs, norms, K, data, nHi, loMin)
 	}
 	hiBm := make([]uint64, words)
