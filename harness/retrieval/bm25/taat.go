@@ -39,7 +39,7 @@ type taatWindow struct {
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
 // the next document, which gather's merge mispredicts. A block list's postings are decoded straight
 // into the window (addBlocks, query round 14).
-func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64) (int, bool) {
+func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64, tab *tfTable) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
 	bound *= taatBoundBias
@@ -92,7 +92,7 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				continue
 			}
 			if !c.dense && useFusedDecode {
-				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, t1)
+				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, tab)
 				continue
 			}
 			for c.doc < hi {
@@ -153,12 +153,12 @@ var useFusedDecode = true
 // bit-packed gaps and tfs of the blocks straight into the window's arrays rather than into the cursor's
 // and back. The cursor ends on its first posting at or after hi (or at the end), in the state next
 // would leave it in.
-func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, kt, t1 *[256]float64) {
+func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, kt *[256]float64, tab *tfTable) {
 	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
 	if c.doc >= hi {
 		return
 	}
-	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, t1)
+	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, tab)
 	for {
 		// The cursor's decoded postings below hi.
 		for c.i < c.m {
@@ -168,7 +168,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 			if d >= hi {
 				return
 			}
-			tw.add(d-lo, t, norms[d], w, bit, val, kt, t1)
+			tw.add(d-lo, t, norms[d], w, bit, val, kt, tab)
 		}
 		// The rest of the block (or the next block), decoded straight into the window.
 		if c.m == c.n {
@@ -203,11 +203,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 					return
 				}
 				off := d - lo
-				nrm := norms[d]
-				v := w * t1[nrm] // as in add
-				if t != 1 {
-					v = w * tfNorm(float64(t), kt[nrm])
-				}
+				v := tab.factor(t, norms[d], kt) * w // as in add
 				acc[off] += v
 				val[off] = v
 				mask[off] |= bit
@@ -221,7 +217,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
 				gb += int(bg)
 				off := d - lo
-				v := w * t1[norms[d]] // as in add
+				v := w * tab[norms[d]] // as in add (tf 1)
 				acc[off] += v
 				val[off] = v
 				mask[off] |= bit
@@ -234,11 +230,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				gb += int(bg)
 				tb += int(bt)
 				off := d - lo
-				nrm := norms[d]
-				v := w * t1[nrm] // as in add
-				if t != 1 {
-					v = w * tfNorm(float64(t), kt[nrm])
-				}
+				v := tab.factor(t, norms[d], kt) * w // as in add
 				acc[off] += v
 				val[off] = v
 				mask[off] |= bit
@@ -253,15 +245,38 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
 // of weight w, bit bit and contributions val.
-func (tw *taatWindow) add(off, t uint32, nrm uint8, w float64, bit uint16, val []float64, kt, t1 *[256]float64) {
-	v := w * t1[nrm] // tfNorm(1, K), as probeOnes computes it: most postings of a block list have tf 1
-	if t != 1 {
-		v = w * tfNorm(float64(t), kt[nrm]) // as maxScoreDAAT computes it
-	}
+func (tw *taatWindow) add(off, t uint32, nrm uint8, w float64, bit uint16, val []float64, kt *[256]float64, tab *tfTable) {
+	v := tab.factor(t, nrm, kt) * w
 	tw.acc[off] += v
 	val[off] = v
 	tw.mask[off] |= bit
 	tw.union[off/64] |= 1 << (off % 64)
+}
+
+// tfTabMax is the largest tf whose factors a tfTable holds.
+const tfTabMax = 4
+
+// tfTable holds, at (tf-1)*256 + norm byte, tfNorm(tf, K[norm]) for tf 1 to tfTabMax: the same values
+// as tfNorm computes (so w times one is the same bit for bit as maxScoreDAAT's w * tfNorm), without its
+// division nor a branch on tf 1 (round 14 decoded most tfs of a block list as 1, others mispredicted).
+type tfTable [tfTabMax * 256]float64
+
+// factor returns tfNorm(t, kt[nrm]) for a tf t >= 1, from the table where it has it; the table must be
+// built from kt.
+func (tab *tfTable) factor(t uint32, nrm uint8, kt *[256]float64) float64 {
+	if t > tfTabMax {
+		return tfNorm(float64(t), kt[nrm])
+	}
+	return tab[((t-1)<<8|uint32(nrm))%(tfTabMax*256)]
+}
+
+// build fills the table for the norm table kt.
+func (tab *tfTable) build(kt *[256]float64) {
+	for t := 1; t <= tfTabMax; t++ {
+		for n, k := range kt {
+			tab[(t-1)*256+n] = tfNorm(float64(t), k)
+		}
+	}
 }
 
 // contrib returns essential list j's contribution to candidate idx of the window last accumulated (0
