@@ -95,6 +95,10 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, tab)
 				continue
 			}
+			if c.dense && c.tmin <= 1 && useDenseTf2 {
+				tw.addDenseTf2(c, d, hi, w, bit, val, norms, kt, tab)
+				continue
+			}
 			for c.doc < hi {
 				off := c.doc - d
 				nrm := norms[c.doc]
@@ -241,6 +245,58 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		c.last, c.m, c.i = d, n, n
 		c.doc, c.tf = d, t
 	}
+}
+
+// useDenseTf2 lets gatherTAAT add an essential tf >= 2 bitmap list without a tf floor by an inline
+// loop over its bitmap words (addDenseTf2) instead of a call to next per posting. A variable only so
+// that tests and A/B runs can compare.
+var useDenseTf2 = true
+
+// addDenseTf2 adds the postings of the tf >= 2 bitmap list c (no tf floor: c.tmin <= 1) below hi to the
+// window that starts at lo, as gatherTAAT's loop over a cursor does (weight w, list bit bit,
+// contributions val): the bitmap's set bits in order with the posting number carried along, each tf
+// read from the nibbles (an escape from the table), its factor from tab. The cursor ends on its first
+// posting at or after hi (or at the end) in the state nextDense would leave it in.
+func (tw *taatWindow) addDenseTf2(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, kt *[256]float64, tab *tfTable) {
+	doc := c.doc
+	if doc >= hi {
+		return
+	}
+	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
+	nib, bm := c.nib, c.bits
+	wi, x, r, t := c.wi, c.w, c.rank, c.tf
+	for {
+		off := doc - lo
+		v := tab.factor(t, norms[doc], kt) * w // as in add
+		acc[off] += v
+		val[off] = v
+		mask[off] |= bit
+		u[off/64] |= 1 << (off % 64)
+		for x == 0 { // as nextDense
+			wi++
+			if wi >= c.words {
+				// At the end: doc, tf, rank and block stay those of the last posting, as nextDense leaves them.
+				c.wi, c.w, c.rank, c.tf = c.words, 0, r, t
+				c.block = int(doc / denseWindow)
+				c.doc = noDoc
+				return
+			}
+			x = binary.LittleEndian.Uint64(bm[8*wi:])
+		}
+		doc = uint32(wi*64 + bits.TrailingZeros64(x))
+		x &= x - 1
+		r++
+		if n := uint32(nib[r>>1]>>(4*(r&1))) & 15; n != 0 {
+			t = n
+		} else {
+			t = c.tfAt(r) // an escape
+		}
+		if doc >= hi {
+			break
+		}
+	}
+	c.wi, c.w, c.rank, c.doc, c.tf = wi, x, r, doc, t
+	c.block = int(doc / denseWindow)
 }
 
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
