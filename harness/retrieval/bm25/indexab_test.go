@@ -54,6 +54,13 @@ func TestIndexAB(t *testing.T) {
 			}
 		}
 	}
+	// BM25_QPROF_AB_OFF_A=densetf2: side A runs without addDenseTf2 (B with it), so that one binary
+	// compares the two paths query by query on one index.
+	tf2 := [2]bool{useDenseTf2, useDenseTf2}
+	if os.Getenv("BM25_QPROF_AB_OFF_A") == "densetf2" {
+		tf2[0] = false
+	}
+	defer func(v bool) { useDenseTf2 = v }(useDenseTf2)
 	times := make([][2]time.Duration, len(qs))
 	ctx := context.Background()
 	for qi, q := range qs {
@@ -61,7 +68,7 @@ func TestIndexAB(t *testing.T) {
 		for k := range 2 {
 			i := (k + qi) % 2
 			best := time.Duration(math.MaxInt64)
-			listOrder, orderAlpha = orders[i], alphas[i]
+			listOrder, orderAlpha, useDenseTf2 = orders[i], alphas[i], tf2[i]
 			for range 3 {
 				start := time.Now()
 				r, err := ixs[i].Search(ctx, q, 10)
