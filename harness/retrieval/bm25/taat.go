@@ -72,6 +72,10 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			val := tw.val[j*width : j*width+width]
 			bit := uint16(1) << j
 			if c.dense && c.ones {
+				if useDenseOnes {
+					tw.addDenseOnes(c, d, hi, w, bit, val, norms, t1)
+					continue
+				}
 				// A tf = 1 bitmap: its factor from the table of tfNorm(1, K) (the same value, without the
 				// division), its next bit inline within the current word.
 				for c.doc < hi {
@@ -93,6 +97,10 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			}
 			if !c.dense && useFusedDecode {
 				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, tab)
+				continue
+			}
+			if c.dense && c.tmin <= 1 && useDenseTf2 {
+				tw.addDenseTf2(c, d, hi, w, bit, val, norms, kt, tab)
 				continue
 			}
 			for c.doc < hi {
@@ -241,6 +249,103 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		c.last, c.m, c.i = d, n, n
 		c.doc, c.tf = d, t
 	}
+}
+
+// useDenseTf2 lets gatherTAAT add an essential tf >= 2 bitmap list without a tf floor by an inline
+// loop over its bitmap words (addDenseTf2) instead of a call to next per posting. A variable only so
+// that tests and A/B runs can compare.
+var useDenseTf2 = true
+
+// useDenseOnes lets gatherTAAT add an essential tf = 1 bitmap list with the step to the next bitmap
+// word inline too (addDenseOnes), not only the step within a word. A variable only so that tests and
+// A/B runs can compare.
+var useDenseOnes = true
+
+// addDenseTf2 adds the postings of the tf >= 2 bitmap list c (no tf floor: c.tmin <= 1) below hi to the
+// window that starts at lo, as gatherTAAT's loop over a cursor does (weight w, list bit bit,
+// contributions val): the bitmap's set bits in order with the posting number carried along, each tf
+// read from the nibbles (an escape from the table), its factor from tab. The cursor ends on its first
+// posting at or after hi (or at the end) in the state nextDense would leave it in.
+func (tw *taatWindow) addDenseTf2(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, kt *[256]float64, tab *tfTable) {
+	doc := c.doc
+	if doc >= hi {
+		return
+	}
+	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
+	nib, bm := c.nib, c.bits
+	wi, x, r, t := c.wi, c.w, c.rank, c.tf
+	for {
+		off := doc - lo
+		v := tab.factor(t, norms[doc], kt) * w // as in add
+		acc[off] += v
+		val[off] = v
+		mask[off] |= bit
+		u[off/64] |= 1 << (off % 64)
+		for x == 0 { // as nextDense
+			wi++
+			if wi >= c.words {
+				// At the end: doc, tf, rank and block stay those of the last posting, as nextDense leaves them.
+				c.wi, c.w, c.rank, c.tf = c.words, 0, r, t
+				c.block = int(doc / denseWindow)
+				c.doc = noDoc
+				return
+			}
+			x = binary.LittleEndian.Uint64(bm[8*wi:])
+		}
+		doc = uint32(wi*64 + bits.TrailingZeros64(x))
+		x &= x - 1
+		r++
+		if n := uint32(nib[r>>1]>>(4*(r&1))) & 15; n != 0 {
+			t = n
+		} else {
+			t = c.tfAt(r) // an escape
+		}
+		if doc >= hi {
+			break
+		}
+	}
+	c.wi, c.w, c.rank, c.doc, c.tf = wi, x, r, doc, t
+	c.block = int(doc / denseWindow)
+}
+
+// addDenseOnes adds the postings of the tf = 1 bitmap list c below hi to the window that starts at lo,
+// as gatherTAAT's loop over a cursor does (weight w, list bit bit, contributions val, factors from t1,
+// the table of tfNorm(1, K)), with the step to the next bitmap word inline too. The cursor ends on its
+// first posting at or after hi (or at the end) in the state nextDense would leave it in.
+func (tw *taatWindow) addDenseOnes(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, t1 *[256]float64) {
+	doc := c.doc
+	if doc >= hi {
+		return
+	}
+	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
+	bm := c.bits
+	wi, x := c.wi, c.w
+	for {
+		off := doc - lo
+		v := w * t1[norms[doc]] // as probeOnes computes it
+		acc[off] += v
+		val[off] = v
+		mask[off] |= bit
+		u[off/64] |= 1 << (off % 64)
+		for x == 0 { // as nextDense
+			wi++
+			if wi >= c.words {
+				// At the end: block stays that of the last posting, as nextDense leaves it.
+				c.wi, c.w = c.words, 0
+				c.block = int(doc / denseWindow)
+				c.doc = noDoc
+				return
+			}
+			x = binary.LittleEndian.Uint64(bm[8*wi:])
+		}
+		doc = uint32(wi*64 + bits.TrailingZeros64(x))
+		x &= x - 1
+		if doc >= hi {
+			break
+		}
+	}
+	c.wi, c.w, c.doc = wi, x, doc
+	c.block = int(doc / denseWindow)
 }
 
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
