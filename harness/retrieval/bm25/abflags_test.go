@@ -30,6 +30,8 @@ func init() {
 			useDenseTf2 = false
 		case "denseones":
 			useDenseOnes = false
+		case "recompute":
+			useBitmapRecompute = false
 		}
 	}
 }

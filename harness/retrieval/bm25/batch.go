@@ -154,11 +154,26 @@ func b2u(b bool) uint {
 	return 0
 }
 
+// useBitmapRecompute makes probeOnes and probeDense leave the contribution rows alone, the exact scoring
+// of the survivors computing a bitmap list's contribution again (bitmapContrib). A variable only so
+// that tests and A/B runs can compare.
+var useBitmapRecompute = true
+
 // probeOnes probes the tf = 1 bitmap of c (list i of nq, weight w) for the first live alive candidates,
-// records the contributions, and keeps those whose sum plus bound reaches theta. It returns how many it
-// kept (at the front of alive).
+// adds the contributions to their sums, and keeps those whose sum plus bound reaches theta. It returns
+// how many it kept (at the front of alive). The contributions are not recorded in the rows unless
+// useBitmapRecompute is off: the few survivors get them again from bitmapContrib (a scattered store per
+// candidate cost more than a probe per survivor).
 func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[256]float64, bound, theta float64) int {
 	bm := c.bits
+	if useBitmapRecompute {
+		for _, idx := range sc.alive[:live] {
+			d := sc.cdoc[idx]
+			bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
+			sc.cacc[idx] += w * t1[sc.cnrm[idx]] * float64(bit) // as bitmapContrib computes it
+		}
+		return sc.keep(live, bound, theta)
+	}
 	for _, idx := range sc.alive[:live] {
 		d := sc.cdoc[idx]
 		bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
@@ -167,6 +182,20 @@ func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[25
 		sc.cacc[idx] += v
 	}
 	return sc.keep(live, bound, theta)
+}
+
+// bitmapContrib returns the contribution of the bitmap list c (weight w) to document d of norm byte nrm,
+// by the expressions of probeOnes and probeDense (so bit for bit their values; w * tfNorm(tf, K) as
+// maxScoreDAAT computes it, or 0).
+func bitmapContrib(c *cursor, d uint32, nrm uint8, w float64, kt, t1 *[256]float64) float64 {
+	if c.ones {
+		bit := binary.LittleEndian.Uint64(c.bits[8*(d/64):]) >> (d % 64) & 1
+		return w * t1[nrm] * float64(bit)
+	}
+	if c.word(int(d/64))>>(d%64)&1 != 0 {
+		return w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[nrm])
+	}
+	return 0
 }
 
 // keep moves the first live alive candidates whose sum plus bound reaches theta to the front of alive,
@@ -185,6 +214,15 @@ func (sc *batchScratch) keep(live int, bound, theta float64) int {
 
 // probeDense is probeOnes for a tf >= 2 bitmap.
 func (sc *batchScratch) probeDense(c *cursor, i, nq, live int, w float64, kt *[256]float64, bound, theta float64) int {
+	if useBitmapRecompute {
+		for _, idx := range sc.alive[:live] {
+			d := sc.cdoc[idx]
+			if c.word(int(d/64))>>(d%64)&1 != 0 { // as bitmapContrib computes it
+				sc.cacc[idx] += w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[sc.cnrm[idx]])
+			}
+		}
+		return sc.keep(live, bound, theta)
+	}
 	for _, idx := range sc.alive[:live] {
 		d := sc.cdoc[idx]
 		v := 0.0
@@ -320,11 +358,30 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 			}
 		}
 		sc.unmark(ncand)
+		recompute := useBitmapRecompute
 		// The survivors, scored exactly: contributions by query position, summed in query order.
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			if taat { // the essential lists' contributions are in the window, not in the row
+			if recompute {
+				d, nrm := sc.cdoc[idx], sc.cnrm[idx]
+				for i, q := range qts[:ess] {
+					v := row[i]
+					if q.cur.dense { // not recorded by probeOnes or probeDense
+						v = bitmapContrib(&q.cur, d, nrm, q.weight, kt, t1)
+					}
+					contrib[q.pos] += v // at most one list of a term has the document: v + 0 is v
+				}
+				if taat {
+					for j, q := range qts[ess:] {
+						contrib[q.pos] += sc.contrib(j, width, idx)
+					}
+				} else {
+					for j, q := range qts[ess:] {
+						contrib[q.pos] += row[ess+j]
+					}
+				}
+			} else if taat { // the essential lists' contributions are in the window, not in the row
 				for i, q := range qts[:ess] {
 					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
 				}

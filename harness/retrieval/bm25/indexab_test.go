@@ -54,17 +54,21 @@ func TestIndexAB(t *testing.T) {
 			}
 		}
 	}
-	// BM25_QPROF_AB_OFF_A=densetf2 (or denseones): side A runs without addDenseTf2 (addDenseOnes), B
-	// with it, so that one binary compares the two paths query by query on one index.
+	// BM25_QPROF_AB_OFF_A=densetf2 (or denseones, recompute): side A runs without addDenseTf2
+	// (addDenseOnes, the bitmap contributions recomputed for the survivors), B with it, so that one
+	// binary compares the two paths query by query on one index.
 	tf2 := [2]bool{useDenseTf2, useDenseTf2}
 	ones := [2]bool{useDenseOnes, useDenseOnes}
+	recomp := [2]bool{useBitmapRecompute, useBitmapRecompute}
 	switch os.Getenv("BM25_QPROF_AB_OFF_A") {
 	case "densetf2":
 		tf2[0] = false
 	case "denseones":
 		ones[0] = false
+	case "recompute":
+		recomp[0] = false
 	}
-	defer func(v, o bool) { useDenseTf2, useDenseOnes = v, o }(useDenseTf2, useDenseOnes)
+	defer func(v, o, r bool) { useDenseTf2, useDenseOnes, useBitmapRecompute = v, o, r }(useDenseTf2, useDenseOnes, useBitmapRecompute)
 	times := make([][2]time.Duration, len(qs))
 	ctx := context.Background()
 	for qi, q := range qs {
@@ -73,6 +77,7 @@ func TestIndexAB(t *testing.T) {
 			i := (k + qi) % 2
 			best := time.Duration(math.MaxInt64)
 			listOrder, orderAlpha, useDenseTf2, useDenseOnes = orders[i], alphas[i], tf2[i], ones[i]
+			useBitmapRecompute = recomp[i]
 			for range 3 {
 				start := time.Now()
 				r, err := ixs[i].Search(ctx, q, 10)
