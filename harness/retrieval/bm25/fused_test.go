@@ -52,9 +52,9 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 		}
 		queries = append(queries, strings.Join(terms, " "))
 	}
-	defer func(u, f bool, b, m int) {
-		useBatches, useFusedDecode, windowDocs, taatMinLists = u, f, b, m
-	}(useBatches, useFusedDecode, windowDocs, taatMinLists)
+	defer func(u, f, d2, d1, rc bool, b, m int) {
+		useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, windowDocs, taatMinLists = u, f, d2, d1, rc, b, m
+	}(useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, windowDocs, taatMinLists)
 	useBatches, taatMinLists = true, 2
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}} {
 		if err := ix.SetParams(p); err != nil {
@@ -68,13 +68,14 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 			}
 			for _, w := range []int{7, 64, 512, 4096, 65536} {
 				for _, f := range []bool{true, false} {
-					windowDocs, useFusedDecode = w, f
+					// f: every fast path (rounds 14, 17, 18) on, or every one off (the generic loops).
+					windowDocs, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute = w, f, f, f, f
 					got, err := ix.Search(t.Context(), query, k)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !slices.Equal(got, want) {
-						t.Fatalf("params %+v query %q k=%d window %d fused %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, f, got, want)
+						t.Fatalf("params %+v query %q k=%d window %d fast paths %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, f, got, want)
 					}
 				}
 			}
