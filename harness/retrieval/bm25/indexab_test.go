@@ -23,15 +23,7 @@ import (
 // and BM25_QPROF_ALPHA_B its orderAlpha; B may name the same index as A. Skipped without both index variables.
 func TestIndexAB(t *testing.T) {
 	a := qprofIndex(t)
-	dirB := os.Getenv("BM25_QPROF_INDEX_B")
-	if dirB == "" {
-		t.Skip("set BM25_QPROF_INDEX_B to a second index directory")
-	}
-	b, err := OpenWith(dirB, OpenOptions{SkipChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := qprofIndexEnv(t, "BM25_QPROF_INDEX_B")
 	qs := qprofQueries(t, 2000)
 	ixs := [2]*Index{a, b}
 	// BM25_QPROF_ORDER_A and _B: the list order (listOrder) of each side, default the current one.

@@ -175,9 +175,15 @@ func TestInitialThetaAB(t *testing.T) {
 // when the variable is unset.
 func qprofIndex(t *testing.T) *Index {
 	t.Helper()
-	dir := os.Getenv("BM25_QPROF_INDEX")
+	return qprofIndexEnv(t, "BM25_QPROF_INDEX")
+}
+
+// qprofIndexEnv is qprofIndex for the index named by the environment variable name.
+func qprofIndexEnv(t *testing.T, name string) *Index {
+	t.Helper()
+	dir := os.Getenv(name)
 	if dir == "" {
-		t.Skip("set BM25_QPROF_INDEX to an index directory")
+		t.Skip("set " + name + " to an index directory")
 	}
 	ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true})
 	if err != nil {
