@@ -64,16 +64,13 @@ const pruneSlack = 1 + 1e-9
 
 // batchScratch is the batch scorer's working memory, recycled between searches.
 type batchScratch struct {
-	cdoc    []uint32   // per candidate: the document
-	cacc    []float64  // per candidate: its bound so far (contributions found, in probe order)
-	cnrm    []uint8    // per candidate: its norm byte
-	alive   []uint16   // the candidates still in the running
-	cm      []float64  // per candidate and list (row-major, nq per row): the list's contribution
-	taat    taatWindow // gatherTAAT's window
-	marks   candMarks  // probeBlocksScan's marks of the window's candidates
-	tfTab   tfTable    // the tf factors for the norm table tfTabK (taat.go)
-	tfTabK  [256]float64
-	tfTabOK bool // tfTab is built for tfTabK
+	cdoc  []uint32   // per candidate: the document
+	cacc  []float64  // per candidate: its bound so far (contributions found, in probe order)
+	cnrm  []uint8    // per candidate: its norm byte
+	alive []uint16   // the candidates still in the running
+	cm    []float64  // per candidate and list (row-major, nq per row): the list's contribution
+	taat  taatWindow // gatherTAAT's window
+	marks candMarks  // probeBlocksScan's marks of the window's candidates
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -286,11 +283,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)
 	sc.reset(windowCands, nq)
-	norms, kt, t1 := ix.norms, &ix.k, &ix.k1
-	if !sc.tfTabOK || sc.tfTabK != *kt { // the scratch is shared by indexes and parameters
-		sc.tfTab.build(kt)
-		sc.tfTabK, sc.tfTabOK = *kt, true
-	}
+	norms, kt, t1 := ix.norms, &ix.k, ix.tf.ones()
 	h := topK{k: k, h: make([]ScoredDoc, 0, min(k, 256))}
 	theta := theta0
 	for _, q := range qts {
@@ -335,7 +328,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		taat := false
 		if ne := nq - ess; sc.taat.pending || taatMinLists > 0 && ne >= taatMinLists && ne <= taatMaxLists {
 			taat = true
-			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt, t1, &sc.tfTab)
+			live, end = sc.gatherTAAT(qts, ess, width, prefix[ess], theta, norms, kt, t1, &ix.tf)
 		} else {
 			live, end = sc.gather(qts, ess, width, prefix[ess], theta, norms, kt)
 		}

@@ -29,7 +29,7 @@ type Index struct {
 	nTerms int
 	params Params
 	k      [256]float64 // the norm table of params
-	k1     [256]float64 // per norm byte, tfNorm(1, k[norm]): a tf = 1 posting's factor
+	tf     tfTable      // tfNorm(tf, k[norm]) for tf 1 to tfTabMax (taat.go); its first row is a tf = 1 posting's factor
 
 	termTab termTable // the dictionary's hash table, built on the first lookup (termhash.go)
 }
@@ -139,9 +139,7 @@ func (ix *Index) SetParams(p Params) error {
 	}
 	ix.params = p
 	ix.k = normTable(p.K1, p.B, ix.meta.AvgDL())
-	for i, k := range ix.k {
-		ix.k1[i] = tfNorm(1, k)
-	}
+	ix.tf.build(&ix.k)
 	return nil
 }
 

@@ -356,6 +356,9 @@ func (tab *tfTable) factor(t uint32, nrm uint8, kt *[256]float64) float64 {
 	return tab[((t-1)<<8|uint32(nrm))%(tfTabMax*256)]
 }
 
+// ones returns the table's first row: tfNorm(1, K) per norm byte, a tf = 1 posting's factor.
+func (tab *tfTable) ones() *[256]float64 { return (*[256]float64)(tab[:256]) }
+
 // build fills the table for the norm table kt.
 func (tab *tfTable) build(kt *[256]float64) {
 	for t := 1; t <= tfTabMax; t++ {
