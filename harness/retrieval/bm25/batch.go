@@ -356,34 +356,21 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
 			row := sc.cm[int(idx)*nq : int(idx)*nq+nq]
-			if recompute {
-				d, nrm := sc.cdoc[idx], sc.cnrm[idx]
-				for i, q := range qts[:ess] {
-					v := row[i]
-					if q.cur.dense { // not recorded by probeOnes or probeDense
-						v = bitmapContrib(&q.cur, d, nrm, q.weight, kt, t1)
-					}
-					contrib[q.pos] += v // at most one list of a term has the document: v + 0 is v
+			d, nrm := sc.cdoc[idx], sc.cnrm[idx]
+			for i, q := range qts[:ess] {
+				v := row[i]
+				if recompute && q.cur.dense { // not recorded by probeOnes or probeDense
+					v = bitmapContrib(&q.cur, d, nrm, q.weight, kt, t1)
 				}
-				if taat {
-					for j, q := range qts[ess:] {
-						contrib[q.pos] += sc.contrib(j, width, idx)
-					}
-				} else {
-					for j, q := range qts[ess:] {
-						contrib[q.pos] += row[ess+j]
-					}
-				}
-			} else if taat { // the essential lists' contributions are in the window, not in the row
-				for i, q := range qts[:ess] {
-					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
-				}
+				contrib[q.pos] += v // at most one list of a term has the document: v + 0 is v
+			}
+			if taat { // the essential lists' contributions are in the window, not in the row
 				for j, q := range qts[ess:] {
 					contrib[q.pos] += sc.contrib(j, width, idx)
 				}
 			} else {
-				for i, q := range qts {
-					contrib[q.pos] += row[i] // at most one list of a term has the document: v + 0 is v
+				for j, q := range qts[ess:] {
+					contrib[q.pos] += row[ess+j]
 				}
 			}
 			s := 0.0
