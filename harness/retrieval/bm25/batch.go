@@ -64,13 +64,14 @@ const pruneSlack = 1 + 1e-9
 
 // batchScratch is the batch scorer's working memory, recycled between searches.
 type batchScratch struct {
-	cdoc  []uint32   // per candidate: the document
-	cacc  []float64  // per candidate: its bound so far (contributions found, in probe order)
-	cnrm  []uint8    // per candidate: its norm byte
-	alive []uint16   // the candidates still in the running
-	cm    []float64  // per candidate and list (row-major, nq per row): the list's contribution
-	taat  taatWindow // gatherTAAT's window
-	marks candMarks  // probeBlocksScan's marks of the window's candidates
+	cdoc  []uint32       // per candidate: the document
+	cacc  []float64      // per candidate: its bound so far (contributions found, in probe order)
+	cnrm  []uint8        // per candidate: its norm byte
+	alive []uint16       // the candidates still in the running
+	cm    []float64      // per candidate and list (row-major, nq per row): the list's contribution
+	taat  taatWindow     // gatherTAAT's window
+	marks candMarks      // probeBlocksScan's marks of the window's candidates
+	pp    presencePlanes // the window's bound of the non-essential lists per document
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -110,6 +111,10 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 	}
 	cdoc, cacc, cnrm, alive, cm := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], sc.cm
 	hi := uint32(min(uint64(d)+uint64(width), noDoc))
+	pp := &sc.pp
+	pp.set(qts[:ess], bound, 1)
+	g := d / 64
+	ones, twos := pp.word(g)
 	n := 0
 	for d < hi && n < windowCands {
 		nrm := norms[d]
@@ -137,7 +142,11 @@ func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta fl
 			acc += v
 		}
 		cdoc[n], cacc[n], cnrm[n], alive[n] = d, acc, nrm, uint16(n)
-		n += int(b2u(acc*pruneSlack+bound >= theta))
+		if d/64 != g {
+			g = d / 64
+			ones, twos = pp.word(g)
+		}
+		n += int(b2u(acc*pruneSlack+pp.bound(ones, twos, d) >= theta))
 		d = next
 	}
 	return n, false

@@ -42,7 +42,6 @@ type taatWindow struct {
 func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64, tab *tfTable) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
-	bound *= taatBoundBias
 	if !tw.pending {
 		d := uint32(noDoc)
 		for _, q := range qts[ess:] {
@@ -50,6 +49,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		}
 		if d == noDoc {
 			return 0, true
+		}
+		if width >= 64 {
+			d &^= 63 // the window's words are the bitmaps' words (presencePlanes.at reads one word each)
 		}
 		ne := len(qts) - ess
 		if len(tw.acc) < width {
@@ -103,20 +105,26 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			}
 		}
 		tw.lo, tw.wi = d, 0
+		sc.pp.set(qts[:ess], bound, taatBoundBias)
 	}
 	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
-	acc, mask, u, lo := tw.acc, tw.mask, tw.union[:nw], tw.lo
+	acc, mask, u, lo, pp := tw.acc, tw.mask, tw.union[:nw], tw.lo, &sc.pp
 	n := 0
 	for wi := tw.wi; wi < nw; wi++ {
 		x := u[wi]
+		if x == 0 {
+			continue
+		}
+		ones, twos := pp.at(lo + uint32(wi)*64)
 		for x != 0 {
-			off := wi*64 + bits.TrailingZeros64(x)
+			b := bits.TrailingZeros64(x)
+			off := wi*64 + b
 			x &= x - 1
 			a, m := acc[off], mask[off]
 			acc[off], mask[off] = 0, 0
 			d := lo + uint32(off)
 			cdoc[n], cacc[n], cnrm[n], alive[n], cmask[n] = d, a, norms[d], uint16(n), m
-			n += int(b2u(a*pruneSlack+bound >= theta)) // kept, without a branch (about half are)
+			n += int(b2u(a*pruneSlack+pp.bound(ones, twos, uint32(b)) >= theta)) // kept, without a branch
 			if n == windowCands {
 				u[wi], tw.wi = x, wi
 				if x == 0 && wi == nw-1 {
