@@ -1,6 +1,9 @@
 package bm25
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // usePresencePlanes lets the batch scorer bound each gathered document's non-essential contribution by
 // which of the non-essential bitmap lists have it (presencePlanes) instead of by the bound of them all.
@@ -69,4 +72,23 @@ func (pp *presencePlanes) at(d uint32) (ones, twos uint64) {
 // bound returns the bound for the document at bit b of a word whose planes are ones and twos.
 func (pp *presencePlanes) bound(ones, twos uint64, b uint32) float64 {
 	return pp.tab[(ones>>(b%64)&1|(twos>>(b%64)&1)<<1)&3]
+}
+
+// usePlanesPrefetch lets gatherTAAT prefetch the bitmap words of the next window (prefetch). A variable
+// only so that tests and A/B runs can compare.
+var usePlanesPrefetch = true
+
+// prefetch asks for the cache lines of the planes' bitmaps that cover the nw words from document lo (the
+// next window, while the current one is scanned and the next accumulated), so that word and at find
+// them loaded. Only the part inside each bitmap is asked for.
+func (pp *presencePlanes) prefetch(lo uint32, nw int) {
+	if !usePlanesPrefetch {
+		return
+	}
+	g := int(lo / 64)
+	for _, bm := range pp.bms {
+		if n := min(nw, len(bm)/8-g); n > 0 {
+			prefetchLines(unsafe.Pointer(&bm[8*g]), 8*n)
+		}
+	}
 }
