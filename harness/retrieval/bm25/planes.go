@@ -20,13 +20,12 @@ var usePresencePlanes = true
 // bound), so the probes of the non-essential lists run for far fewer candidates. The bound is never
 // below a document's real non-essential contribution, so the results are the same.
 //
-// The planes' cost is loads: a word of each bitmap per scanned union word, all the bitmaps' lines of a
-// window. Two things make them cheaper (query round 19): word reads the words through the bitmaps' base
-// pointers, without a bounds check per bitmap (set checks once that every bitmap has all the words), and
-// prefetch asks for the next window's lines of the bitmaps and norms while the current window is scanned
-// and probed and the next accumulated. Tighter bounds (a third plane, the exact sum of the present
-// bitmaps' bounds) and fewer bitmaps (only those with the largest bounds) were measured and did not pay:
-// the candidates that the exact sum drops (half of them) were dropped by their first probe anyway.
+// word reads the bitmaps' words through their base pointers, without a bounds check per bitmap and word
+// (set checks once that every bitmap has all the words; query round 19). Tighter bounds (the exact sum
+// of the present bitmaps' bounds), fewer bitmaps (only those with the largest bounds), the planes of a
+// whole window computed bitmap by bitmap, and prefetching the next window's lines were measured and did
+// not pay (docs/retrieval.md): the candidates that the exact sum drops (half of them) were dropped by
+// their first probe anyway.
 type presencePlanes struct {
 	bms    [][]byte         // the bitmaps of the non-essential dense lists
 	ptrs   []unsafe.Pointer // their first bytes (only while every one has nwords words)
@@ -113,27 +112,4 @@ func (pp *presencePlanes) at(d uint32) (ones, twos uint64) {
 // bound returns the bound for the document at bit b of a word whose planes are ones and twos.
 func (pp *presencePlanes) bound(ones, twos uint64, b uint32) float64 {
 	return pp.tab[(ones>>(b%64)&1|(twos>>(b%64)&1)<<1)&3]
-}
-
-// usePlanesPrefetch lets gatherTAAT prefetch the next window's bitmap words and norms (prefetch). A
-// variable only so that tests and A/B runs can compare.
-var usePlanesPrefetch = true
-
-// prefetch asks for the cache lines of the planes' bitmaps that cover the nw words from document lo and
-// of the norms of those documents: the next window's, called while the current one is still to be
-// scanned and probed and the next accumulated, so that word and the accumulation find them loaded. Only
-// what lies inside each array is asked for; a prefetch neither faults nor waits.
-func (pp *presencePlanes) prefetch(norms []uint8, lo uint32, nw int) {
-	if !usePlanesPrefetch {
-		return
-	}
-	g := int(lo / 64)
-	for _, bm := range pp.bms {
-		if n := min(nw, len(bm)/8-g); n > 0 {
-			prefetchLines(unsafe.Pointer(&bm[8*g]), 8*n)
-		}
-	}
-	if n := min(64*nw, len(norms)-int(lo)); n > 0 {
-		prefetchLines(unsafe.Pointer(&norms[lo]), n)
-	}
 }

@@ -56,12 +56,6 @@ func testPresencePlanes(t *testing.T, direct bool) {
 		if want := words * int(b2u(direct && nbm > 0)); pp.nwords != want || len(pp.ptrs) != nbm*int(b2u(direct)) {
 			t.Fatalf("trial %d (direct %v): %d words through %d pointers, want %d through %d", trial, direct, pp.nwords, len(pp.ptrs), want, nbm)
 		}
-		// The next window's prefetch stays inside the arrays, from any start (a window past the end
-		// included).
-		norms := make([]uint8, 64*words-r.Intn(64))
-		for _, lo := range []uint32{0, 64, uint32(64 * words), uint32(64*words + 4096)} {
-			pp.prefetch(norms, lo, 1+r.Intn(70))
-		}
 		for d := uint32(0); d < uint32(64*words); d += uint32(1 + r.Intn(70)) {
 			ones, twos := pp.at(d)
 			for b := uint32(0); b < 64; b++ {

@@ -106,7 +106,6 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		}
 		tw.lo, tw.wi = d, 0
 		sc.pp.set(qts[:ess], bound, taatBoundBias)
-		sc.pp.prefetch(norms, hi, nw)
 	}
 	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
 	acc, mask, u, lo, pp := tw.acc, tw.mask, tw.union[:nw], tw.lo, &sc.pp
