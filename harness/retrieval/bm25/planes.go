@@ -21,7 +21,7 @@ var usePresencePlanes = true
 // below a document's real non-essential contribution, so the results are the same.
 //
 // word reads the bitmaps' words through their base pointers, without a bounds check per bitmap and word
-// (set checks once that every bitmap has all the words; query round 20). Tighter bounds (the exact sum
+// (set checks once that every bitmap has all the words; query round 21). Tighter bounds (the exact sum
 // of the present bitmaps' bounds), fewer bitmaps (only those with the largest bounds), the planes of a
 // whole window computed bitmap by bitmap, and prefetching the next window's lines were measured and did
 // not pay (docs/retrieval.md): the candidates that the exact sum drops (half of them) were dropped by
