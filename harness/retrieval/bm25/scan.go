@@ -3,9 +3,10 @@ package bm25
 import "math/bits"
 
 // useScanExtract lets gatherTAAT scan a window's union in two passes (extract, then scanExtracted)
-// instead of one loop over the union's words and their set bits. A variable only so that tests and A/B
-// runs can compare.
-var useScanExtract = true
+// instead of one loop over the union's words and their set bits (scanWords). Off: on the 1M NQ-open
+// index it did not pay (query round 23 in docs/retrieval.md: the one loop's mispredicted branches cost
+// less than the second pass's work). A variable only so that tests and A/B runs can compare.
+var useScanExtract = false
 
 // scanUnroll is how many set bits extract takes from every nonzero union word without a test; a word
 // with more takes the rest in a loop. On the 1M NQ-open index a nonzero union word has 3.2 documents on
@@ -159,3 +160,7 @@ func (sc *batchScratch) scanWords(norms []uint8, theta float64, nw int) int {
 	tw.pending = false
 	return n
 }
+
+// scanCapture, when set (by a benchmark only), sees every window gatherTAAT has accumulated before its
+// scan: the scratch, the window's words and the threshold.
+var scanCapture func(sc *batchScratch, nw int, theta float64)

@@ -1,7 +1,12 @@
 package bm25
 
 import (
+	"fmt"
+	"math/bits"
 	"math/rand"
+	"os"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -115,5 +120,152 @@ func BenchmarkScan(b *testing.B) {
 			}
 			b.ReportMetric(float64(kept)/float64(b.N), "kept/window")
 		})
+	}
+}
+
+// capturedWindow is a window of a real search as gatherTAAT accumulated it, for BenchmarkScanReal.
+type capturedWindow struct {
+	lo    uint32
+	union []uint64
+	offs  []int
+	acc   []float64
+	mask  []uint16
+	pp    presencePlanes
+	theta float64
+}
+
+// TestScanReal (with BM25_SCANREAL=N set) times the scans (one loop, words; two passes, extract) of the windows of real searches (BM25_QPROF_INDEX and BM25_QPROF_QUERIES,
+// 300 queries), captured once and replayed, N rounds of the variants alternated: per document, the
+// loading of the windows included (load alone, to subtract).
+func TestScanReal(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("BM25_SCANREAL"))
+	if rounds <= 0 {
+		t.Skip("set BM25_SCANREAL to a number of rounds")
+	}
+	ix := qprofIndex(t)
+	qs := qprofQueries(t, 300)
+	var wins []capturedWindow
+	scanCapture = func(sc *batchScratch, nw int, theta float64) {
+		tw := &sc.taat
+		w := capturedWindow{lo: tw.lo, union: append([]uint64(nil), tw.union[:nw]...), theta: theta}
+		w.pp.bms, w.pp.tab = append([][]byte(nil), sc.pp.bms...), sc.pp.tab
+		for wi, x := range w.union {
+			for ; x != 0; x &= x - 1 {
+				off := wi*64 + bits.TrailingZeros64(x)
+				w.offs = append(w.offs, off)
+				w.acc = append(w.acc, tw.acc[off])
+				w.mask = append(w.mask, tw.mask[off])
+			}
+		}
+		wins = append(wins, w)
+	}
+	for _, q := range qs {
+		ix.Search(t.Context(), q, 10)
+	}
+	scanCapture = nil
+	docs := 0
+	for _, w := range wins {
+		docs += len(w.offs)
+	}
+	t.Logf("%d windows, %d documents", len(wins), docs)
+	sc := new(batchScratch)
+	sc.reset(windowCands, 1)
+	tw := &sc.taat
+	width := windowDocs
+	nw := (width + 63) / 64
+	tw.acc, tw.mask, tw.union, tw.cmask = make([]float64, width), make([]uint16, width), make([]uint64, nw), make([]uint16, windowCands)
+	norms := ix.norms
+	defer func(x bool) { useScanExtract = x }(useScanExtract)
+	for r := range rounds {
+		for _, c := range []struct {
+			name       string
+			scan, x, s bool
+		}{{"load", false, false, false}, {"words", true, false, false}, {"extract", true, true, false}, {"sel", true, false, true}} {
+			res := testing.Benchmark(func(b *testing.B) {
+				useScanExtract = c.x
+				kept := 0
+				for i := 0; i < b.N; i++ {
+					w := &wins[i%len(wins)]
+					copy(tw.union, w.union)
+					for j, off := range w.offs {
+						tw.acc[off], tw.mask[off] = w.acc[j], w.mask[j]
+					}
+					tw.lo, tw.wi, tw.pending = w.lo, 0, true
+					sc.pp = w.pp
+					if !c.scan {
+						clear(tw.union)
+						for _, off := range w.offs {
+							tw.acc[off], tw.mask[off] = 0, 0
+						}
+						continue
+					}
+					if c.x {
+						tw.extract(&sc.pp, nw, width)
+					}
+					for tw.pending {
+						if c.x {
+							kept += sc.scanExtracted(norms, w.theta)
+						} else {
+							kept += sc.scanWords(norms, w.theta, nw)
+						}
+					}
+				}
+				b.ReportMetric(float64(kept)/float64(b.N), "kept/window")
+			})
+			t.Logf("round %d %-8s %6.2f ns/doc (%s)", r, c.name, float64(res.NsPerOp())*float64(len(wins))/float64(docs), res)
+		}
+	}
+}
+
+// TestScanExtractMatchesScanWords checks the two-pass scan (extract, scanExtracted) against the one loop
+// (scanWords) on random windows: the same candidates (documents, sums, norms, masks, numbers) in the
+// same calls, windows of sparse and dense unions (up to all 4,096 documents, so that the candidates of a
+// window are handed out over several calls) and of widths that are not a multiple of 64, with words of
+// more than scanUnroll bits.
+func TestScanExtractMatchesScanWords(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for trial := 0; trial < 300; trial++ {
+		width := []int{1, 7, 64, 100, 4096, 4096, 4096}[trial%7]
+		p := []float64{0.01, 0.05, 0.3, 1}[r.Intn(4)]
+		sb := newScanBench(r, 1, width, p)
+		sb.theta = []float64{0, 0.5, 0.97, 2}[r.Intn(4)]
+		type call struct {
+			doc   []uint32
+			acc   []float64
+			nrm   []uint8
+			alive []uint16
+			mask  []uint16
+		}
+		run := func(extract bool) []call {
+			sb.load(0)
+			sc, tw := sb.sc, &sb.sc.taat
+			for j := range tw.mask {
+				if tw.mask[j] != 0 {
+					tw.mask[j] = uint16(j)&7 + 1 // masks that differ between documents
+				}
+			}
+			nw := (width + 63) / 64
+			if extract {
+				tw.extract(&sc.pp, nw, width)
+			}
+			var calls []call
+			for tw.pending {
+				var n int
+				if extract {
+					n = sc.scanExtracted(sb.norms, sb.theta)
+				} else {
+					n = sc.scanWords(sb.norms, sb.theta, nw)
+				}
+				calls = append(calls, call{slices.Clone(sc.cdoc[:n]), slices.Clone(sc.cacc[:n]), slices.Clone(sc.cnrm[:n]), slices.Clone(sc.alive[:n]), slices.Clone(tw.cmask[:n])})
+			}
+			if slices.ContainsFunc(tw.acc, func(a float64) bool { return a != 0 }) || slices.ContainsFunc(tw.mask, func(m uint16) bool { return m != 0 }) || slices.ContainsFunc(tw.union, func(x uint64) bool { return x != 0 }) {
+				t.Fatalf("trial %d (extract %v): the window is not cleared", trial, extract)
+			}
+			return calls
+		}
+		want, got := run(false), run(true)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d (width %d, density %v, theta %v): two passes\n%v\none loop\n%v", trial, width, p, sb.theta, got, want)
+		}
 	}
 }

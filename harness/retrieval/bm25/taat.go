@@ -111,6 +111,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		}
 		tw.lo, tw.wi = d, 0
 		sc.pp.set(qts[:ess], bound, taatBoundBias)
+		if scanCapture != nil {
+			scanCapture(sc, nw, theta)
+		}
 		if useScanExtract {
 			tw.extract(&sc.pp, nw, width)
 		}
