@@ -4,7 +4,7 @@ import "math/bits"
 
 // useScanExtract lets gatherTAAT scan a window's union in two passes (extract, then scanExtracted)
 // instead of one loop over the union's words and their set bits (scanWords). Off: on the 1M NQ-open
-// index it did not pay (query round 23 in docs/retrieval.md: the one loop's mispredicted branches cost
+// index it did not pay (query round 20 in docs/retrieval.md: the one loop's mispredicted branches cost
 // less than the second pass's work). A variable only so that tests and A/B runs can compare.
 var useScanExtract = false
 
