@@ -164,3 +164,61 @@ func (sc *batchScratch) scanWords(norms []uint8, theta float64, nw int) int {
 // scanCapture, when set (by a benchmark only), sees every window gatherTAAT has accumulated before its
 // scan: the scratch, the window's words and the threshold.
 var scanCapture func(sc *batchScratch, nw int, theta float64)
+
+// useScanRegs selects scanWordsRegs for gatherTAAT's scan (when useScanExtract is off). A variable only
+// so that tests and A/B runs can compare.
+var useScanRegs = true
+
+// scanWordsRegs is scanWords with its inner loop's values in registers. scanWords's loop kept more
+// values live than amd64 has registers for (the five candidate slices, the sums, masks, norms, the
+// planes, theta), so Go's register allocator spilled the loop-carried ones, the word's remaining bits x
+// and the candidate count n, to the stack: every document then waited for a store-to-load round trip on
+// each. Here the loop writes only the offset, sum and mask of each document (into fixed arrays of the
+// window, at fixed places from sc), the planes of the word are read from the window too, and the
+// documents, norms and numbers of the kept ones are written after the loop (fillKept).
+func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int {
+	tw := &sc.taat
+	acc := tw.acc
+	mask := tw.mask[:len(acc)] // allocated together, of one length
+	u := tw.union[:nw]
+	n := uint(0)
+	for wi := tw.wi; wi < nw; wi++ {
+		x := u[wi]
+		if x == 0 {
+			continue
+		}
+		tw.ones, tw.twos = sc.pp.at(tw.lo + uint32(wi)*64)
+		base := wi * 64
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			off := base + b
+			a, m := acc[off], mask[off]
+			acc[off], mask[off] = 0, 0
+			j := n % windowCands
+			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
+			n += b2u(a*pruneSlack+sc.pp.bound(tw.ones, tw.twos, uint32(b)) >= theta) // kept, without a branch
+			if n == windowCands {
+				u[wi], tw.wi = x, wi
+				tw.pending = x != 0 || wi < nw-1
+				sc.fillKept(norms, int(n))
+				return int(n)
+			}
+		}
+		u[wi] = 0
+	}
+	tw.pending = false
+	sc.fillKept(norms, int(n))
+	return int(n)
+}
+
+// fillKept writes the first n candidates from the offsets, sums and masks that scanWordsRegs kept.
+func (sc *batchScratch) fillKept(norms []uint8, n int) {
+	tw := &sc.taat
+	lo := tw.lo
+	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:n], sc.cacc[:n], sc.cnrm[:n], sc.alive[:n], tw.cmask[:n]
+	for j, off := range tw.sel[:n] {
+		d := lo + uint32(off)
+		cdoc[j], cacc[j], cnrm[j], alive[j], cmask[j] = d, tw.selA[j], norms[d], uint16(j), tw.selM[j]
+	}
+}

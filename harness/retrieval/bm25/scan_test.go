@@ -217,8 +217,8 @@ func TestScanReal(t *testing.T) {
 	}
 }
 
-// TestScanExtractMatchesScanWords checks the two-pass scan (extract, scanExtracted) against the one loop
-// (scanWords) on random windows: the same candidates (documents, sums, norms, masks, numbers) in the
+// TestScanExtractMatchesScanWords checks the two-pass scan (extract, scanExtracted) and the one loop in
+// registers (scanWordsRegs) against the one loop (scanWords) on random windows: the same candidates (documents, sums, norms, masks, numbers) in the
 // same calls, windows of sparse and dense unions (up to all 4,096 documents, so that the candidates of a
 // window are handed out over several calls) and of widths that are not a multiple of 64, with words of
 // more than scanUnroll bits.
@@ -236,7 +236,7 @@ func TestScanExtractMatchesScanWords(t *testing.T) {
 			alive []uint16
 			mask  []uint16
 		}
-		run := func(extract bool) []call {
+		run := func(extract, regs bool) []call {
 			sb.load(0)
 			sc, tw := sb.sc, &sb.sc.taat
 			for j := range tw.mask {
@@ -251,9 +251,12 @@ func TestScanExtractMatchesScanWords(t *testing.T) {
 			var calls []call
 			for tw.pending {
 				var n int
-				if extract {
+				switch {
+				case extract:
 					n = sc.scanExtracted(sb.norms, sb.theta)
-				} else {
+				case regs:
+					n = sc.scanWordsRegs(sb.norms, sb.theta, nw)
+				default:
 					n = sc.scanWords(sb.norms, sb.theta, nw)
 				}
 				calls = append(calls, call{slices.Clone(sc.cdoc[:n]), slices.Clone(sc.cacc[:n]), slices.Clone(sc.cnrm[:n]), slices.Clone(sc.alive[:n]), slices.Clone(tw.cmask[:n])})
@@ -263,9 +266,12 @@ func TestScanExtractMatchesScanWords(t *testing.T) {
 			}
 			return calls
 		}
-		want, got := run(false), run(true)
+		want, got, regs := run(false, false), run(true, false), run(false, true)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("trial %d (width %d, density %v, theta %v): two passes\n%v\none loop\n%v", trial, width, p, sb.theta, got, want)
+		}
+		if fmt.Sprint(regs) != fmt.Sprint(want) {
+			t.Fatalf("trial %d (width %d, density %v, theta %v): one loop in registers\n%v\none loop\n%v", trial, width, p, sb.theta, regs, want)
 		}
 	}
 }

@@ -32,7 +32,11 @@ type taatWindow struct {
 	oi, on  int                     // the next offset of offs to scan, and their number
 	nz      []uint16                // extract's scratch: the nonzero union words
 	pl      [taatMaxWords][2]uint64 // per nonzero union word: the presence planes (ones, twos) of its documents
-	sel     [windowCands]uint16     // scanExtracted's scratch: the offsets of the documents kept
+	sel     [windowCands]uint16
+	selA    [windowCands]float64 // scanWordsRegs's scratch: the sums of the documents kept
+	selM    [windowCands]uint16  // and their masks
+	ones    uint64               // scanWordsRegs's planes of the union word it scans
+	twos    uint64               // scanExtracted's scratch: the offsets of the documents kept
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
@@ -120,6 +124,9 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 	}
 	if useScanExtract {
 		return sc.scanExtracted(norms, theta), false
+	}
+	if useScanRegs {
+		return sc.scanWordsRegs(norms, theta, nw), false
 	}
 	return sc.scanWords(norms, theta, nw), false
 }
