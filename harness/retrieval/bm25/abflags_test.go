@@ -8,7 +8,7 @@ import (
 
 // BM25_AB_OFF (a comma-separated list) turns search features off in the test binary, so that A/B runs of
 // TestSinglePass and TestSearchLoop can compare one binary with itself: fused (useFusedDecode),
-// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), scanregs (useScanRegs); BM25_AB_ON turns features that are off by default on: scanx (useScanExtract). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
+// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), scanregs (useScanRegs). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
 // taatMinLists. Beware: a feature's off path in the same binary is not the code without the feature (it
 // may still pay for the feature's branches or tables), so compare with the previous commit's binary too.
 func init() {
@@ -36,12 +36,6 @@ func init() {
 			usePresencePlanes = false
 		case "scanregs":
 			useScanRegs = false
-		}
-	}
-	for _, f := range strings.Split(os.Getenv("BM25_AB_ON"), ",") {
-		switch f {
-		case "scanx":
-			useScanExtract = true
 		}
 	}
 }

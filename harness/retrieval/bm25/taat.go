@@ -20,23 +20,19 @@ var taatBoundBias = 1.0
 
 // taatWindow is the state of a window that gatherTAAT has accumulated but not yet handed out in full.
 type taatWindow struct {
-	pending bool                    // a window is accumulated and its scan is not finished
-	lo      uint32                  // the window's first document
-	wi      int                     // the next word of union to scan (its bits not yet scanned are left in it)
-	acc     []float64               // per offset: the sum of the essential lists' contributions, in list order
-	mask    []uint16                // per offset: the essential lists that have the document (bit j: list ess+j)
-	val     []float64               // per essential list and offset: the list's contribution (valid where mask says)
-	union   []uint64                // the offsets where any essential list has a posting, cleared as they are scanned
-	cmask   []uint16                // per candidate: its mask
-	offs    []uint16                // the union's offsets in order (extract); offs[oi:on] not yet scanned
-	oi, on  int                     // the next offset of offs to scan, and their number
-	nz      []uint16                // extract's scratch: the nonzero union words
-	pl      [taatMaxWords][2]uint64 // per nonzero union word: the presence planes (ones, twos) of its documents
-	sel     [windowCands]uint16
-	selA    [windowCands]float64 // scanWordsRegs's scratch: the sums of the documents kept
+	pending bool                 // a window is accumulated and its scan is not finished
+	lo      uint32               // the window's first document
+	wi      int                  // the next word of union to scan (its bits not yet scanned are left in it)
+	acc     []float64            // per offset: the sum of the essential lists' contributions, in list order
+	mask    []uint16             // per offset: the essential lists that have the document (bit j: list ess+j)
+	val     []float64            // per essential list and offset: the list's contribution (valid where mask says)
+	union   []uint64             // the offsets where any essential list has a posting, cleared as they are scanned
+	cmask   []uint16             // per candidate: its mask
+	sel     [windowCands]uint16  // scanWordsRegs's scratch: the offsets of the kept documents (a scanned one is written at the next place, kept or not)
+	selA    [windowCands]float64 // and their sums
 	selM    [windowCands]uint16  // and their masks
-	ones    uint64               // scanWordsRegs's planes of the union word it scans
-	twos    uint64               // scanExtracted's scratch: the offsets of the documents kept
+	ones    uint64               // scanWordsRegs's planes of the union word it scans (pp.at)
+	twos    uint64
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
@@ -118,12 +114,6 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		if scanCapture != nil {
 			scanCapture(sc, nw, theta)
 		}
-		if useScanExtract {
-			tw.extract(&sc.pp, nw, width)
-		}
-	}
-	if useScanExtract {
-		return sc.scanExtracted(norms, theta), false
 	}
 	if useScanRegs {
 		return sc.scanWordsRegs(norms, theta, nw), false
