@@ -4,7 +4,7 @@ import "math/bits"
 
 // This file is gatherTAAT's scan of a window's union: the documents that any essential list has, in
 // order, each a candidate when its sum plus the presence planes' bound of the non-essential lists
-// reaches theta (query round 20 in docs/retrieval.md).
+// reaches theta (query round 22 in docs/retrieval.md).
 
 // useScanRegs selects scanWordsRegs for gatherTAAT's scan instead of scanWords. A variable only so that
 // tests and A/B runs can compare.

@@ -147,7 +147,8 @@ func TestScanReal(t *testing.T) {
 	scanCapture = func(sc *batchScratch, nw int, theta float64) {
 		tw := &sc.taat
 		w := capturedWindow{lo: tw.lo, union: append([]uint64(nil), tw.union[:nw]...), theta: theta}
-		w.pp.bms, w.pp.tab = append([][]byte(nil), sc.pp.bms...), sc.pp.tab
+		w.pp = sc.pp // its slices are the scratch's, reused by the next window: copied
+		w.pp.bms, w.pp.ptrs = slices.Clone(sc.pp.bms), slices.Clone(sc.pp.ptrs)
 		for wi, x := range w.union {
 			for ; x != 0; x &= x - 1 {
 				off := wi*64 + bits.TrailingZeros64(x)
