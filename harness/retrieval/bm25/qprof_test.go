@@ -313,3 +313,39 @@ func TestSinglePass(t *testing.T) {
 	t.Logf("single pass: %d queries, %.0f q/s wall, %.0f q per CPU-second, p50 %v, p99 %v", len(qs),
 		float64(len(qs))/wall.Seconds(), float64(len(qs))/cpu.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 }
+
+// TestFlagsAB compares, in one process and query by query (fastest of 3 runs each, the variants in
+// turns as in TestBatchAB), sets of features turned off: BM25_QPROF_OFF is a semicolon-separated list
+// of BM25_AB_OFF values ("" for all on), e.g. ";probeorder;probescan". The queries are as in
+// TestQueryRateFastest, BM25_QPROF_ROUNDS times over (default 1). Skipped without BM25_QPROF_INDEX.
+func TestFlagsAB(t *testing.T) {
+	ix := qprofIndex(t)
+	qs := qprofQueries(t, 1000)
+	variants := strings.Split(os.Getenv("BM25_QPROF_OFF"), ";")
+	rounds := 1
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	total := make([]time.Duration, len(variants))
+	for r := 0; r < rounds; r++ {
+		for qi, q := range qs {
+			for k := range variants {
+				i := (k + qi + r) % len(variants)
+				restore := setABOff(variants[i])
+				best := time.Duration(math.MaxInt64)
+				for range 3 {
+					start := time.Now()
+					if _, err := ix.Search(context.Background(), q, 10); err != nil {
+						t.Fatal(err)
+					}
+					best = min(best, time.Since(start))
+				}
+				restore()
+				total[i] += best
+			}
+		}
+	}
+	for i, v := range variants {
+		t.Logf("off %-30q %.0f queries/s", v, float64(rounds*len(qs))/total[i].Seconds())
+	}
+}
