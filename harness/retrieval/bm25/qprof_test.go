@@ -314,38 +314,51 @@ func TestSinglePass(t *testing.T) {
 		float64(len(qs))/wall.Seconds(), float64(len(qs))/cpu.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 }
 
-// TestFlagsAB compares, in one process and query by query (fastest of 3 runs each, the variants in
-// turns as in TestBatchAB), sets of features turned off: BM25_QPROF_OFF is a semicolon-separated list
-// of BM25_AB_OFF values ("" for all on), e.g. ";probeorder;probescan". The queries are as in
-// TestQueryRateFastest, BM25_QPROF_ROUNDS times over (default 1). Skipped without BM25_QPROF_INDEX.
+// TestFlagsAB compares, in one process and query by query (each query's fastest run of BM25_QPROF_REPS
+// in a row, default 3, over BM25_QPROF_ROUNDS passes over the queries, default 1: REPS=1 ROUNDS=3 is
+// closer to a single pass, its caches colder; the variants in turns as in TestBatchAB), sets of features
+// turned off: BM25_QPROF_OFF is a semicolon-separated list
+// of BM25_AB_OFF values ("" for all on, window=N for windowDocs), e.g. ";probescan;window=4096". The
+// queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
 func TestFlagsAB(t *testing.T) {
 	ix := qprofIndex(t)
 	qs := qprofQueries(t, 1000)
 	variants := strings.Split(os.Getenv("BM25_QPROF_OFF"), ";")
-	rounds := 1
+	rounds, reps := 1, 3
 	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
 		rounds = v
 	}
-	total := make([]time.Duration, len(variants))
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	best := make([][]time.Duration, len(variants)) // per variant and query: the fastest run of all rounds
+	for i := range best {
+		best[i] = make([]time.Duration, len(qs))
+		for qi := range best[i] {
+			best[i][qi] = time.Duration(math.MaxInt64)
+		}
+	}
 	for r := 0; r < rounds; r++ {
 		for qi, q := range qs {
 			for k := range variants {
 				i := (k + qi + r) % len(variants)
 				restore := setABOff(variants[i])
-				best := time.Duration(math.MaxInt64)
-				for range 3 {
+				for range reps {
 					start := time.Now()
 					if _, err := ix.Search(context.Background(), q, 10); err != nil {
 						t.Fatal(err)
 					}
-					best = min(best, time.Since(start))
+					best[i][qi] = min(best[i][qi], time.Since(start))
 				}
 				restore()
-				total[i] += best
 			}
 		}
 	}
 	for i, v := range variants {
-		t.Logf("off %-30q %.0f queries/s", v, float64(rounds*len(qs))/total[i].Seconds())
+		var total time.Duration
+		for _, d := range best[i] {
+			total += d
+		}
+		t.Logf("off %-30q %.0f queries/s", v, float64(len(qs))/total.Seconds())
 	}
 }
