@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -8,7 +9,7 @@ import (
 
 // BM25_AB_OFF (a comma-separated list) turns search features off in the test binary, so that A/B runs of
 // TestSinglePass and TestSearchLoop can compare one binary with itself: fused (useFusedDecode),
-// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
+// probescan (useProbeScan), mappostings (Open maps postings.bin: hugePostingsMin), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
 // taatMinLists. Beware: a feature's off path in the same binary is not the code without the feature (it
 // may still pay for the feature's branches or tables), so compare with the previous commit's binary too.
 func init() {
@@ -24,8 +25,13 @@ func init() {
 // setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs) and
 // returns a function that turns them back to what they were.
 func setABOff(off string) (restore func()) {
-	f, ps, tm, d2, do, rc, pl, wd := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs
+	f, ps, tm, d2, do, rc, pl, wd, upf, pfl := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, useProbePrefetch, prefetchLines
 	for _, f := range strings.Split(off, ",") {
+		if v, ok := strings.CutPrefix(f, "pflines="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				prefetchLines = n
+			}
+		}
 		if v, ok := strings.CutPrefix(f, "window="); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				windowDocs = n
@@ -34,6 +40,10 @@ func setABOff(off string) (restore func()) {
 		switch f {
 		case "fused":
 			useFusedDecode = false
+		case "prefetch":
+			useProbePrefetch = false
+		case "mappostings":
+			hugePostingsMin = math.MaxInt64
 		case "probescan":
 			useProbeScan = false
 		case "taat":
@@ -49,6 +59,6 @@ func setABOff(off string) (restore func()) {
 		}
 	}
 	return func() {
-		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs = f, ps, tm, d2, do, rc, pl, wd
+		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, useProbePrefetch, prefetchLines = f, ps, tm, d2, do, rc, pl, wd, upf, pfl
 	}
 }

@@ -362,3 +362,58 @@ func TestFlagsAB(t *testing.T) {
 		t.Logf("off %-30q %.0f queries/s", v, float64(len(qs))/total.Seconds())
 	}
 }
+
+// TestMapPostingsAB compares, in one process and query by query as TestFlagsAB does (BM25_QPROF_REPS,
+// BM25_QPROF_ROUNDS), the index BM25_QPROF_INDEX opened twice: with postings.bin read into huge pages
+// (Open's default) and mapped from the file (OpenOptions.MapPostings). Skipped without BM25_QPROF_INDEX.
+func TestMapPostingsAB(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	var ixs [2]*Index
+	for i, mp := range []bool{false, true} {
+		ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true, MapPostings: mp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		ixs[i] = ix
+	}
+	qs := qprofQueries(t, 1000)
+	rounds, reps := 3, 1
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	var best [2][]time.Duration
+	for i := range best {
+		best[i] = make([]time.Duration, len(qs))
+		for qi := range best[i] {
+			best[i][qi] = time.Duration(math.MaxInt64)
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for qi, q := range qs {
+			for k := range 2 {
+				i := (k + qi + r) % 2
+				for range reps {
+					start := time.Now()
+					if _, err := ixs[i].Search(context.Background(), q, 10); err != nil {
+						t.Fatal(err)
+					}
+					best[i][qi] = min(best[i][qi], time.Since(start))
+				}
+			}
+		}
+	}
+	for i, name := range []string{"read into huge pages", "mapped (MapPostings)"} {
+		var total time.Duration
+		for _, d := range best[i] {
+			total += d
+		}
+		t.Logf("postings %s: %.0f queries/s", name, float64(len(qs))/total.Seconds())
+	}
+}
