@@ -25,13 +25,8 @@ func init() {
 // setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs) and
 // returns a function that turns them back to what they were.
 func setABOff(off string) (restore func()) {
-	f, ps, tm, d2, do, rc, pl, wd, upf, pfl := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, useProbePrefetch, prefetchLines
+	f, ps, tm, d2, do, rc, pl, wd, hpm := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, hugePostingsMin
 	for _, f := range strings.Split(off, ",") {
-		if v, ok := strings.CutPrefix(f, "pflines="); ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				prefetchLines = n
-			}
-		}
 		if v, ok := strings.CutPrefix(f, "window="); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				windowDocs = n
@@ -40,8 +35,6 @@ func setABOff(off string) (restore func()) {
 		switch f {
 		case "fused":
 			useFusedDecode = false
-		case "prefetch":
-			useProbePrefetch = false
 		case "mappostings":
 			hugePostingsMin = math.MaxInt64
 		case "probescan":
@@ -59,6 +52,6 @@ func setABOff(off string) (restore func()) {
 		}
 	}
 	return func() {
-		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, useProbePrefetch, prefetchLines = f, ps, tm, d2, do, rc, pl, wd, upf, pfl
+		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, windowDocs, hugePostingsMin = f, ps, tm, d2, do, rc, pl, wd, hpm
 	}
 }
