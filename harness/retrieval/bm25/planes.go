@@ -1,6 +1,9 @@
 package bm25
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // usePresencePlanes lets the batch scorer bound each gathered document's non-essential contribution by
 // which of the non-essential bitmap lists have it (presencePlanes) instead of by the bound of them all.
@@ -16,10 +19,23 @@ var usePresencePlanes = true
 // the 20k documents that the bound of all the lists keeps are in one or more, and 3k pass the planes'
 // bound), so the probes of the non-essential lists run for far fewer candidates. The bound is never
 // below a document's real non-essential contribution, so the results are the same.
+//
+// word reads the bitmaps' words through their base pointers, without a bounds check per bitmap and word
+// (set checks once that every bitmap has all the words; query round 20). Tighter bounds (the exact sum
+// of the present bitmaps' bounds), fewer bitmaps (only those with the largest bounds), the planes of a
+// whole window computed bitmap by bitmap, and prefetching the next window's lines were measured and did
+// not pay (docs/retrieval.md): the candidates that the exact sum drops (half of them) were dropped by
+// their first probe anyway.
 type presencePlanes struct {
-	bms [][]byte   // the bitmaps of the non-essential dense lists
-	tab [4]float64 // the bound by a document's plane bits (ones | twos<<1)
+	bms    [][]byte         // the bitmaps of the non-essential dense lists
+	ptrs   []unsafe.Pointer // their first bytes (only while every one has nwords words)
+	nwords int              // the words every bitmap of ptrs has (0: none, word reads bms)
+	tab    [4]float64       // the bound by a document's plane bits (ones | twos<<1)
 }
+
+// usePlanesDirect lets word read the bitmaps through ptrs; off, through bms with a bounds check each. A
+// variable only so that tests and A/B runs can compare.
+var usePlanesDirect = true
 
 // set takes the non-essential lists ne, whose bound together is bound (what the batch scorer used for
 // every document before), each bound scaled by bias (1 but in a test).
@@ -34,12 +50,39 @@ func (pp *presencePlanes) set(ne []*queryTerm, bound, bias float64) {
 			blocks += q.ub
 		}
 	}
+	pp.ptrs, pp.nwords = pp.ptrs[:0], 0
+	if usePlanesDirect && len(pp.bms) > 0 {
+		pp.nwords = len(pp.bms[0]) / 8
+		for _, bm := range pp.bms {
+			pp.nwords = min(pp.nwords, len(bm)/8)
+		}
+		if pp.nwords > 0 {
+			for _, bm := range pp.bms {
+				pp.ptrs = append(pp.ptrs, unsafe.Pointer(unsafe.SliceData(bm)))
+			}
+		}
+	}
 	// Without dense lists every document takes min(bound, blocks) = bound.
 	pp.tab = [4]float64{min(bound, blocks) * bias, min(bound, blocks+top) * bias, bound * bias, bound * bias}
 }
 
 // word returns the planes of bitmap word g (documents 64g to 64g+63): ones and twos.
 func (pp *presencePlanes) word(g uint32) (ones, twos uint64) {
+	if int(g) < pp.nwords { // every bitmap has word g (set checked): no bounds check per bitmap
+		off := uintptr(g) * 8
+		for _, p := range pp.ptrs {
+			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, off))[:])
+			twos |= ones & x
+			ones |= x
+		}
+		return ones, twos
+	}
+	return pp.wordChecked(g)
+}
+
+// wordChecked is word through bms, each read bounds-checked (past a bitmap's end: an index error, which
+// Search reports as a corrupt index, as it did before word had ptrs).
+func (pp *presencePlanes) wordChecked(g uint32) (ones, twos uint64) {
 	for _, bm := range pp.bms {
 		x := binary.LittleEndian.Uint64(bm[8*g:])
 		twos |= ones & x

@@ -7,8 +7,17 @@ import (
 )
 
 // TestPresencePlanes checks the planes of random bitmaps against counting each document's bits one by
-// one, at aligned and unaligned starts (the last words included), and the bound table they index.
+// one, at aligned and unaligned starts (the last words included), with the words read through the base
+// pointers (usePlanesDirect) and bounds-checked, and the bound table they index.
 func TestPresencePlanes(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		testPresencePlanes(t, direct)
+	}
+}
+
+func testPresencePlanes(t *testing.T, direct bool) {
+	defer func(v bool) { usePlanesDirect = v }(usePlanesDirect)
+	usePlanesDirect = direct
 	r := rand.New(rand.NewSource(7))
 	for trial := 0; trial < 200; trial++ {
 		words := 1 + r.Intn(6)
@@ -44,6 +53,9 @@ func TestPresencePlanes(t *testing.T) {
 		bound *= 0.9 // the prefix bound can be below the sum (a term's lists share one bound)
 		var pp presencePlanes
 		pp.set(ne, bound, 1)
+		if want := words * int(b2u(direct && nbm > 0)); pp.nwords != want || len(pp.ptrs) != nbm*int(b2u(direct)) {
+			t.Fatalf("trial %d (direct %v): %d words through %d pointers, want %d through %d", trial, direct, pp.nwords, len(pp.ptrs), want, nbm)
+		}
 		for d := uint32(0); d < uint32(64*words); d += uint32(1 + r.Intn(70)) {
 			ones, twos := pp.at(d)
 			for b := uint32(0); b < 64; b++ {
@@ -55,7 +67,7 @@ func TestPresencePlanes(t *testing.T) {
 					}
 				}
 				if got := int(ones>>b&1) + int(twos>>b&1); got != min(n, 2) {
-					t.Fatalf("trial %d, doc %d (from %d): planes say %d bitmaps, there are %d", trial, doc, d, got, n)
+					t.Fatalf("trial %d (direct %v), doc %d (from %d): planes say %d bitmaps, there are %d", trial, direct, doc, d, got, n)
 				}
 				want := bound
 				switch n {
@@ -70,4 +82,32 @@ func TestPresencePlanes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPresencePlanesUnevenBitmaps checks that bitmaps of different lengths (which a sound index does not
+// have) are read through the pointers only as far as the shortest goes, and bounds-checked past it: a
+// word past a bitmap's end is an index error (Search reports a corrupt index), never a read past it.
+func TestPresencePlanesUnevenBitmaps(t *testing.T) {
+	short, long := make([]byte, 16), make([]byte, 32)
+	for i := range long {
+		long[i] = 0xff
+	}
+	short[8] = 1
+	ne := []*queryTerm{{ub: 1}, {ub: 2}}
+	ne[0].cur.dense, ne[0].cur.bits = true, short
+	ne[1].cur.dense, ne[1].cur.bits = true, long
+	var pp presencePlanes
+	pp.set(ne, 3, 1)
+	if pp.nwords != 2 {
+		t.Fatalf("nwords %d, want 2 (the shorter bitmap's words)", pp.nwords)
+	}
+	if ones, twos := pp.word(1); ones != ^uint64(0) || twos != 1 {
+		t.Fatalf("word 1: ones %x twos %x, want all ones and 1", ones, twos)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("word 2, past the shorter bitmap's end, did not fail")
+		}
+	}()
+	pp.word(2)
 }
