@@ -9,12 +9,9 @@ import (
 // windowDocs is the width of the document windows whose candidates maxScoreBatches gathers before it
 // probes the non-essential lists for them (so at most windowDocs candidates; at most 65,536). In-process
 // A/B on 1M synthetic passages: windows of 4,096 documents ran 2% faster than batches of 512 candidates
-// (and than 256 or 2,048), and batches of 64 candidates 4% slower. Since the presence planes (about 13
-// candidates per window of 4,096 on the 1M NQ-open index, and a block-list probe per window costing
-// more in its fixed part than per candidate), 8,192 runs 1-2% faster than 4,096 on both 1M indexes
-// (TestFlagsAB, 15 of 15 comparisons ahead) and than 6,144, 12,288 or 16,384 (query round 20). A
-// variable only so that tests can make windows small.
-var windowDocs = 8192
+// (and than 256 or 2,048), and batches of 64 candidates 4% slower. A variable only so that tests can
+// make windows small.
+var windowDocs = 4096
 
 // windowCands caps the candidates a window keeps (the window ends early at that many), so that the
 // scratch stays small: a window's candidate arrays and contribution rows take windowCands * (15 + 8 *
