@@ -55,8 +55,8 @@ type OpenOptions struct {
 	// MapPostings keeps postings.bin mapped from its file. By default, on Linux, a postings file of
 	// hugeMin to hugePostingsMax bytes is read into anonymous memory advised to use transparent huge pages
 	// (hugeAlloc) instead: a search touches a few postings here and there all over the file, and with
-	// 4 KiB pages most of those touches also missed the TLB (on the 1M NQ-open index, 130 MB of postings,
-	// single passes ran about 7% faster, query round 20). It costs the file's size in resident memory
+	// 4 KiB pages most of those touches also missed the TLB (on the 1M indexes, 130 MB of postings, searches
+	// ran 3-5% faster in TestMapPostingsAB, docs/retrieval.md query round 22). It costs the file's size in resident memory
 	// beside the page cache's copy, and a read of the file at Open.
 	MapPostings bool
 }
