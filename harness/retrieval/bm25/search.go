@@ -53,11 +53,12 @@ type OpenOptions struct {
 	// whole index once; skip it for very large indexes that were checked before.
 	SkipChecksums bool
 	// MapPostings keeps postings.bin mapped from its file. By default, on Linux, a postings file of
-	// hugeMin to hugePostingsMax bytes is read into anonymous memory advised to use transparent huge pages
-	// (hugeAlloc) instead: a search touches a few postings here and there all over the file, and with
-	// 4 KiB pages most of those touches also missed the TLB (on the 1M indexes, 130 MB of postings, searches
-	// ran 3-5% faster in TestMapPostingsAB, docs/retrieval.md query round 22). It costs the file's size in resident memory
-	// beside the page cache's copy, and a read of the file at Open.
+	// hugePostingsMin (4 MiB) to hugePostingsMax (2 GiB) bytes is read into anonymous memory advised to
+	// use transparent huge pages (hugeAlloc) instead: a search touches a few postings here and there all
+	// over the file, and with 4 KiB pages most of those touches also missed the TLB (on the 1M indexes,
+	// 130 MB of postings, searches ran 3-5% faster in TestMapPostingsAB, docs/retrieval.md query round
+	// 22). It costs the file's size in resident memory beside the page cache's copy, and a read of the
+	// file at Open.
 	MapPostings bool
 }
 
