@@ -18,7 +18,19 @@ func init() {
 	if v, err := strconv.Atoi(os.Getenv("BM25_AB_TAATMIN")); err == nil && v > 0 {
 		taatMinLists = v
 	}
-	for _, f := range strings.Split(os.Getenv("BM25_AB_OFF"), ",") {
+	setABOff(os.Getenv("BM25_AB_OFF"))
+}
+
+// setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs) and
+// returns a function that turns them back to what they were.
+func setABOff(off string) (restore func()) {
+	f, ps, tm, d2, do, rc, pl, pd, sr, wd := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, windowDocs
+	for _, f := range strings.Split(off, ",") {
+		if v, ok := strings.CutPrefix(f, "window="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				windowDocs = n
+			}
+		}
 		switch f {
 		case "fused":
 			useFusedDecode = false
@@ -39,5 +51,8 @@ func init() {
 		case "scanregs":
 			useScanRegs = false
 		}
+	}
+	return func() {
+		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, windowDocs = f, ps, tm, d2, do, rc, pl, pd, sr, wd
 	}
 }
