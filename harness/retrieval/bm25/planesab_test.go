@@ -12,6 +12,9 @@ import (
 var planesABFlags = map[string]*bool{
 	"planesdirect": &usePlanesDirect,
 	"planes":       &usePresencePlanes,
+	"wordones":     &useWordOnes,
+	"splitblocks":  &useSplitBlocks,
+	"pretouch":     &usePretouch,
 }
 
 // TestPlanesAB compares variants of the search in one process, interleaved a chunk of 25 queries at a

@@ -28,6 +28,28 @@ type taatWindow struct {
 	val     []float64 // per essential list and offset: the list's contribution (valid where mask says)
 	union   []uint64  // the offsets where any essential list has a posting, cleared as they are scanned
 	cmask   []uint16  // per candidate: its mask
+	touch   uint8     // pretouch's result, kept so that its loads are not dead code
+}
+
+// usePretouch lets gatherTAAT read the norm bytes of a window in order, a byte per cache line, before it
+// accumulates the window (pretouch), so that the hardware prefetcher brings the lines the postings' norm
+// loads then hit, instead of a cache miss per posting scattered over the window. A variable only so that
+// tests and A/B runs can compare.
+var usePretouch = true
+
+// pretouch reads norms[lo:hi] a byte per 64-byte cache line and returns their xor (the caller keeps it,
+// so the loads stay).
+func pretouch(norms []uint8, lo, hi uint32) uint8 {
+	hi = min(hi, uint32(len(norms)))
+	if lo >= hi {
+		return 0
+	}
+	var x uint8
+	ns := norms[lo:hi]
+	for i := 0; i < len(ns); i += 64 {
+		x ^= ns[i]
+	}
+	return x
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
@@ -68,12 +90,19 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		// recovers), and the next search with this scratch must then clear the partial window.
 		tw.pending = true
 		acc, mask, u := tw.acc[:width], tw.mask[:width], tw.union[:nw]
+		if usePretouch {
+			tw.touch = pretouch(norms, d, hi)
+		}
 		for j, q := range qts[ess:] {
 			c := &q.cur
 			w := q.weight
 			val := tw.val[j*width : j*width+width]
 			bit := uint16(1) << j
 			if c.dense && c.ones && useDenseOnes {
+				if useWordOnes && d%64 == 0 && hi%64 == 0 {
+					tw.addDenseOnesWords(c, d, hi, w, bit, val, norms, t1)
+					continue
+				}
 				tw.addDenseOnes(c, d, hi, w, bit, val, norms, t1)
 				continue
 			}
@@ -144,6 +173,11 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 // compare.
 var useFusedDecode = true
 
+// useSplitBlocks lets addBlocks take a block that reaches past the window in two tight loops, the rest
+// of the block decoded into the cursor's arrays and then those below hi added from there, instead of one
+// loop that decodes, tests against hi and adds. A variable only so that tests and A/B runs can compare.
+var useSplitBlocks = true
+
 // addBlocks adds the postings of the block list c below hi to the window that starts at lo (as
 // gatherTAAT's loop over a cursor does: weight w, list bit bit, contributions val), decoding the
 // bit-packed gaps and tfs of the blocks straight into the window's arrays rather than into the cursor's
@@ -157,6 +191,23 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, tab)
 	for {
 		// The cursor's decoded postings below hi.
+		if useSplitBlocks && c.i < c.m {
+			i, m := c.i, c.m
+			for ; i < m; i++ {
+				d, t := c.docs[uint(i)%blockSize], c.tfs[uint(i)%blockSize]
+				if d >= hi {
+					c.i, c.doc, c.tf = i+1, d, t
+					return
+				}
+				off := d - lo
+				v := tab.factor(t, norms[d], kt) * w // as in add
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+			}
+			c.i, c.doc, c.tf = m, c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize]
+		}
 		for c.i < c.m {
 			d, t := c.docs[c.i], c.tfs[c.i]
 			c.i++
@@ -183,6 +234,12 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		}
 		gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
 		d, t := c.last, uint32(1)
+		if c.lastDoc(c.block) >= hi && useSplitBlocks {
+			// The block reaches past the window: decode the rest of it into the cursor's arrays (as next
+			// does), a tight loop, then add those below hi from there, another.
+			c.decode(n, 0)
+			continue
+		}
 		if c.lastDoc(c.block) >= hi {
 			// The block reaches past the window: add its postings up to the first at or after hi, where
 			// the cursor stops.
@@ -335,6 +392,61 @@ func (tw *taatWindow) addDenseOnes(c *cursor, lo, hi uint32, w float64, bit uint
 	}
 	c.wi, c.w, c.doc = wi, x, doc
 	c.block = int(doc / denseWindow)
+}
+
+// useWordOnes lets gatherTAAT add an essential tf = 1 bitmap list a bitmap word at a time
+// (addDenseOnesWords) when the window's ends are on word boundaries. A variable only so that tests and A/B
+// runs can compare.
+var useWordOnes = true
+
+// addDenseOnesWords is addDenseOnes for a window whose ends lo and hi are multiples of 64 (so that the
+// window's words are the bitmap's): each of the list's words in the window is or-ed into the union at
+// once and its set bits added without a test against hi, then the cursor steps to its first posting at or
+// after hi (or the end) and is left in the state nextDense would leave it in.
+func (tw *taatWindow) addDenseOnesWords(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, t1 *[256]float64) {
+	doc := c.doc
+	if doc >= hi {
+		return
+	}
+	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
+	bm := c.bits
+	wi, x := c.wi, c.w|1<<(doc%64) // the current posting's word, its bit put back
+	ew := min(int(hi/64), c.words) // the first word past the window
+	lw := int(lo / 64)
+	ld := doc // the last posting added
+	for {
+		if x != 0 {
+			u[wi-lw] |= x
+			base := uint32(wi*64) - lo
+			for x != 0 {
+				off := base + uint32(bits.TrailingZeros64(x))
+				x &= x - 1
+				v := w * t1[norms[lo+off]] // as probeOnes computes it
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				ld = off
+			}
+			ld += lo
+		}
+		wi++
+		if wi >= ew {
+			break
+		}
+		x = binary.LittleEndian.Uint64(bm[8*wi:])
+	}
+	for ; wi < c.words; wi++ { // as nextDense: the first posting at or after hi
+		if x = binary.LittleEndian.Uint64(bm[8*wi:]); x != 0 {
+			doc = uint32(wi*64 + bits.TrailingZeros64(x))
+			c.wi, c.w, c.doc = wi, x&(x-1), doc
+			c.block = int(doc / denseWindow)
+			return
+		}
+	}
+	// At the end: block stays that of the last posting, as nextDense leaves it.
+	c.wi, c.w = c.words, 0
+	c.block = int(ld / denseWindow)
+	c.doc = noDoc
 }
 
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
