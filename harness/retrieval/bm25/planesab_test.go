@@ -14,7 +14,6 @@ var planesABFlags = map[string]*bool{
 	"planes":       &usePresencePlanes,
 	"wordones":     &useWordOnes,
 	"splitblocks":  &useSplitBlocks,
-	"pretouch":     &usePretouch,
 }
 
 // TestPlanesAB compares variants of the search in one process, interleaved a chunk of 25 queries at a

@@ -28,28 +28,6 @@ type taatWindow struct {
 	val     []float64 // per essential list and offset: the list's contribution (valid where mask says)
 	union   []uint64  // the offsets where any essential list has a posting, cleared as they are scanned
 	cmask   []uint16  // per candidate: its mask
-	touch   uint8     // pretouch's result, kept so that its loads are not dead code
-}
-
-// usePretouch lets gatherTAAT read the norm bytes of a window in order, a byte per cache line, before it
-// accumulates the window (pretouch), so that the hardware prefetcher brings the lines the postings' norm
-// loads then hit, instead of a cache miss per posting scattered over the window. A variable only so that
-// tests and A/B runs can compare.
-var usePretouch = true
-
-// pretouch reads norms[lo:hi] a byte per 64-byte cache line and returns their xor (the caller keeps it,
-// so the loads stay).
-func pretouch(norms []uint8, lo, hi uint32) uint8 {
-	hi = min(hi, uint32(len(norms)))
-	if lo >= hi {
-		return 0
-	}
-	var x uint8
-	ns := norms[lo:hi]
-	for i := 0; i < len(ns); i += 64 {
-		x ^= ns[i]
-	}
-	return x
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
@@ -90,9 +68,6 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		// recovers), and the next search with this scratch must then clear the partial window.
 		tw.pending = true
 		acc, mask, u := tw.acc[:width], tw.mask[:width], tw.union[:nw]
-		if usePretouch {
-			tw.touch = pretouch(norms, d, hi)
-		}
 		for j, q := range qts[ess:] {
 			c := &q.cur
 			w := q.weight
