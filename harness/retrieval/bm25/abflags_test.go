@@ -8,7 +8,7 @@ import (
 
 // BM25_AB_OFF (a comma-separated list) turns search features off in the test binary, so that A/B runs of
 // TestSinglePass and TestSearchLoop can compare one binary with itself: fused (useFusedDecode),
-// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), planesdirect (usePlanesDirect), wordones (useWordOnes), splitblocks (useSplitBlocks). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
+// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), planesdirect (usePlanesDirect), splitblocks (useSplitBlocks). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
 // taatMinLists. Beware: a feature's off path in the same binary is not the code without the feature (it
 // may still pay for the feature's branches or tables), so compare with the previous commit's binary too.
 func init() {
@@ -34,8 +34,6 @@ func init() {
 			useBitmapRecompute = false
 		case "planes":
 			usePresencePlanes = false
-		case "wordones":
-			useWordOnes = false
 		case "splitblocks":
 			useSplitBlocks = false
 		case "planesdirect":

@@ -52,9 +52,9 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 		}
 		queries = append(queries, strings.Join(terms, " "))
 	}
-	defer func(u, f, d2, d1, rc, wo, sb bool, b, m int) {
-		useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useWordOnes, useSplitBlocks, windowDocs, taatMinLists = u, f, d2, d1, rc, wo, sb, b, m
-	}(useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useWordOnes, useSplitBlocks, windowDocs, taatMinLists)
+	defer func(u, f, d2, d1, rc, sb bool, b, m int) {
+		useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useSplitBlocks, windowDocs, taatMinLists = u, f, d2, d1, rc, sb, b, m
+	}(useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useSplitBlocks, windowDocs, taatMinLists)
 	useBatches, taatMinLists = true, 2
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}} {
 		if err := ix.SetParams(p); err != nil {
@@ -69,10 +69,10 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 			for _, w := range []int{7, 64, 512, 4096, 65536} {
 				for _, v := range []struct{ f, r22 bool }{{true, true}, {true, false}, {false, false}} {
 					// f: every fast path of rounds 14, 17, 18 on, or every one off (the generic loops); r22:
-					// those of query round 22 (addDenseOnesWords, the split loops of addBlocks) too.
+					// query round 22's split loops of addBlocks (off: round 14's one loop) too.
 					f := v
 					windowDocs, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute = w, v.f, v.f, v.f, v.f
-					useWordOnes, useSplitBlocks = v.r22, v.r22
+					useSplitBlocks = v.r22
 					got, err := ix.Search(t.Context(), query, k)
 					if err != nil {
 						t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 var planesABFlags = map[string]*bool{
 	"planesdirect": &usePlanesDirect,
 	"planes":       &usePresencePlanes,
-	"wordones":     &useWordOnes,
 	"splitblocks":  &useSplitBlocks,
 }
 

@@ -74,10 +74,6 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			val := tw.val[j*width : j*width+width]
 			bit := uint16(1) << j
 			if c.dense && c.ones && useDenseOnes {
-				if useWordOnes && d%64 == 0 && hi%64 == 0 {
-					tw.addDenseOnesWords(c, d, hi, w, bit, val, norms, t1)
-					continue
-				}
 				tw.addDenseOnes(c, d, hi, w, bit, val, norms, t1)
 				continue
 			}
@@ -367,61 +363,6 @@ func (tw *taatWindow) addDenseOnes(c *cursor, lo, hi uint32, w float64, bit uint
 	}
 	c.wi, c.w, c.doc = wi, x, doc
 	c.block = int(doc / denseWindow)
-}
-
-// useWordOnes lets gatherTAAT add an essential tf = 1 bitmap list a bitmap word at a time
-// (addDenseOnesWords) when the window's ends are on word boundaries. A variable only so that tests and A/B
-// runs can compare.
-var useWordOnes = true
-
-// addDenseOnesWords is addDenseOnes for a window whose ends lo and hi are multiples of 64 (so that the
-// window's words are the bitmap's): each of the list's words in the window is or-ed into the union at
-// once and its set bits added without a test against hi, then the cursor steps to its first posting at or
-// after hi (or the end) and is left in the state nextDense would leave it in.
-func (tw *taatWindow) addDenseOnesWords(c *cursor, lo, hi uint32, w float64, bit uint16, val []float64, norms []uint8, t1 *[256]float64) {
-	doc := c.doc
-	if doc >= hi {
-		return
-	}
-	acc, mask, u := tw.acc[:len(val)], tw.mask[:len(val)], tw.union
-	bm := c.bits
-	wi, x := c.wi, c.w|1<<(doc%64) // the current posting's word, its bit put back
-	ew := min(int(hi/64), c.words) // the first word past the window
-	lw := int(lo / 64)
-	ld := doc // the last posting added
-	for {
-		if x != 0 {
-			u[wi-lw] |= x
-			base := uint32(wi*64) - lo
-			for x != 0 {
-				off := base + uint32(bits.TrailingZeros64(x))
-				x &= x - 1
-				v := w * t1[norms[lo+off]] // as probeOnes computes it
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				ld = off
-			}
-			ld += lo
-		}
-		wi++
-		if wi >= ew {
-			break
-		}
-		x = binary.LittleEndian.Uint64(bm[8*wi:])
-	}
-	for ; wi < c.words; wi++ { // as nextDense: the first posting at or after hi
-		if x = binary.LittleEndian.Uint64(bm[8*wi:]); x != 0 {
-			doc = uint32(wi*64 + bits.TrailingZeros64(x))
-			c.wi, c.w, c.doc = wi, x&(x-1), doc
-			c.block = int(doc / denseWindow)
-			return
-		}
-	}
-	// At the end: block stays that of the last posting, as nextDense leaves it.
-	c.wi, c.w = c.words, 0
-	c.block = int(ld / denseWindow)
-	c.doc = noDoc
 }
 
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
