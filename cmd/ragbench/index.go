@@ -73,6 +73,7 @@ func init() {
 						&cli.IntFlag{Name: "workers", Usage: "analysis workers (default GOMAXPROCS)"},
 						&cli.IntFlag{Name: "peer-queries", Value: 200, Usage: "queries also run through the exhaustive scorer, for comparison"},
 						&cli.BoolFlag{Name: "skip-checksums", Usage: "open the index without checking file checksums"},
+						&cli.BoolFlag{Name: "huge-postings", Usage: "read postings.bin (4 MiB to 2 GiB, Linux) into transparent huge pages instead of mapping it (bm25.OpenOptions.HugePostings)"},
 						&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build to this file"},
 					},
 					Action: indexBench,
@@ -779,11 +780,18 @@ func indexBench(c *cli.Context) error {
 		float64(size)/1e6, float64(size)/float64(st.Size()), float64(postings)/1e6, float64(postings)/float64(st.Size()), float64(m.Files["docs.bin"].Size)/1e6)
 	fmt.Fprintf(w, "terms       %d, postings %d, avgdl %.1f\n", m.Terms, m.Postings, m.AvgDL())
 
-	ix, err := bm25.OpenWith(ixDir, bm25.OpenOptions{SkipChecksums: c.Bool("skip-checksums")})
+	ix, err := bm25.OpenWith(ixDir, bm25.OpenOptions{SkipChecksums: c.Bool("skip-checksums"), HugePostings: c.Bool("huge-postings")})
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	if c.Bool("huge-postings") {
+		how := "mapped (not 4 MiB to 2 GiB, or not Linux)"
+		if ix.HugePostings() {
+			how = "read into transparent huge pages"
+		}
+		fmt.Fprintf(w, "postings    --huge-postings: postings.bin %s\n", how)
+	}
 	nq := c.Int("queries")
 	if nq == 0 {
 		fmt.Fprintln(w, "query       skipped (--queries 0)")

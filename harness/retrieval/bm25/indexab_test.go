@@ -46,13 +46,17 @@ func TestIndexAB(t *testing.T) {
 			}
 		}
 	}
-	// BM25_QPROF_AB_OFF_A=densetf2 (or denseones, recompute): side A runs without addDenseTf2
-	// (addDenseOnes, the bitmap contributions recomputed for the survivors), B with it, so that one
+	// BM25_QPROF_AB_OFF_A=densetf2 (or denseones, recompute, scanregs): side A runs without
+	// addDenseTf2 (addDenseOnes, the bitmap contributions recomputed for the survivors, the union scan
+	// in registers), B with it, so that one
 	// binary compares the two paths query by query on one index.
 	tf2 := [2]bool{useDenseTf2, useDenseTf2}
 	ones := [2]bool{useDenseOnes, useDenseOnes}
 	recomp := [2]bool{useBitmapRecompute, useBitmapRecompute}
+	regs := [2]bool{useScanRegs, useScanRegs}
 	switch os.Getenv("BM25_QPROF_AB_OFF_A") {
+	case "scanregs": // A: the union scan as it was (scanWords), B: scanWordsRegs
+		regs[0] = false
 	case "densetf2":
 		tf2[0] = false
 	case "denseones":
@@ -60,7 +64,9 @@ func TestIndexAB(t *testing.T) {
 	case "recompute":
 		recomp[0] = false
 	}
-	defer func(v, o, r bool) { useDenseTf2, useDenseOnes, useBitmapRecompute = v, o, r }(useDenseTf2, useDenseOnes, useBitmapRecompute)
+	defer func(v, o, r, sr bool) {
+		useDenseTf2, useDenseOnes, useBitmapRecompute, useScanRegs = v, o, r, sr
+	}(useDenseTf2, useDenseOnes, useBitmapRecompute, useScanRegs)
 	times := make([][2]time.Duration, len(qs))
 	ctx := context.Background()
 	for qi, q := range qs {
@@ -69,7 +75,7 @@ func TestIndexAB(t *testing.T) {
 			i := (k + qi) % 2
 			best := time.Duration(math.MaxInt64)
 			listOrder, orderAlpha, useDenseTf2, useDenseOnes = orders[i], alphas[i], tf2[i], ones[i]
-			useBitmapRecompute = recomp[i]
+			useBitmapRecompute, useScanRegs = recomp[i], regs[i]
 			for range 3 {
 				start := time.Now()
 				r, err := ixs[i].Search(ctx, q, 10)

@@ -313,3 +313,107 @@ func TestSinglePass(t *testing.T) {
 	t.Logf("single pass: %d queries, %.0f q/s wall, %.0f q per CPU-second, p50 %v, p99 %v", len(qs),
 		float64(len(qs))/wall.Seconds(), float64(len(qs))/cpu.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond))
 }
+
+// TestFlagsAB compares, in one process and query by query (each query's fastest run of BM25_QPROF_REPS
+// in a row, default 3, over BM25_QPROF_ROUNDS passes over the queries, default 1: REPS=1 ROUNDS=3 is
+// closer to a single pass, its caches colder; the variants in turns as in TestBatchAB), sets of features
+// turned off: BM25_QPROF_OFF is a semicolon-separated list
+// of BM25_AB_OFF values ("" for all on, window=N for windowDocs), e.g. ";probescan;window=4096". The
+// queries are as in TestQueryRateFastest. Skipped without BM25_QPROF_INDEX.
+func TestFlagsAB(t *testing.T) {
+	ix := qprofIndex(t)
+	qs := qprofQueries(t, 1000)
+	variants := strings.Split(os.Getenv("BM25_QPROF_OFF"), ";")
+	rounds, reps := 1, 3
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	best := make([][]time.Duration, len(variants)) // per variant and query: the fastest run of all rounds
+	for i := range best {
+		best[i] = make([]time.Duration, len(qs))
+		for qi := range best[i] {
+			best[i][qi] = time.Duration(math.MaxInt64)
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for qi, q := range qs {
+			for k := range variants {
+				i := (k + qi + r) % len(variants)
+				restore := setABOff(variants[i])
+				for range reps {
+					start := time.Now()
+					if _, err := ix.Search(context.Background(), q, 10); err != nil {
+						t.Fatal(err)
+					}
+					best[i][qi] = min(best[i][qi], time.Since(start))
+				}
+				restore()
+			}
+		}
+	}
+	for i, v := range variants {
+		var total time.Duration
+		for _, d := range best[i] {
+			total += d
+		}
+		t.Logf("off %-30q %.0f queries/s", v, float64(len(qs))/total.Seconds())
+	}
+}
+
+// TestMapPostingsAB compares, in one process and query by query as TestFlagsAB does (BM25_QPROF_REPS,
+// BM25_QPROF_ROUNDS), the index BM25_QPROF_INDEX opened twice: with postings.bin read into huge pages
+// (OpenOptions.HugePostings) and mapped from the file (Open's default). Skipped without BM25_QPROF_INDEX.
+func TestMapPostingsAB(t *testing.T) {
+	dir := os.Getenv("BM25_QPROF_INDEX")
+	if dir == "" {
+		t.Skip("set BM25_QPROF_INDEX to an index directory")
+	}
+	var ixs [2]*Index
+	for i, mp := range []bool{false, true} {
+		ix, err := OpenWith(dir, OpenOptions{SkipChecksums: true, HugePostings: !mp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		ixs[i] = ix
+	}
+	qs := qprofQueries(t, 1000)
+	rounds, reps := 3, 1
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	var best [2][]time.Duration
+	for i := range best {
+		best[i] = make([]time.Duration, len(qs))
+		for qi := range best[i] {
+			best[i][qi] = time.Duration(math.MaxInt64)
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for qi, q := range qs {
+			for k := range 2 {
+				i := (k + qi + r) % 2
+				for range reps {
+					start := time.Now()
+					if _, err := ixs[i].Search(context.Background(), q, 10); err != nil {
+						t.Fatal(err)
+					}
+					best[i][qi] = min(best[i][qi], time.Since(start))
+				}
+			}
+		}
+	}
+	for i, name := range []string{"read into huge pages (HugePostings)", "mapped"} {
+		var total time.Duration
+		for _, d := range best[i] {
+			total += d
+		}
+		t.Logf("postings %s: %.0f queries/s", name, float64(len(qs))/total.Seconds())
+	}
+}

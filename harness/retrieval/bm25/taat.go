@@ -20,14 +20,19 @@ var taatBoundBias = 1.0
 
 // taatWindow is the state of a window that gatherTAAT has accumulated but not yet handed out in full.
 type taatWindow struct {
-	pending bool      // a window is accumulated and its scan is not finished
-	lo      uint32    // the window's first document
-	wi      int       // the next word of union to scan (its bits not yet scanned are left in it)
-	acc     []float64 // per offset: the sum of the essential lists' contributions, in list order
-	mask    []uint16  // per offset: the essential lists that have the document (bit j: list ess+j)
-	val     []float64 // per essential list and offset: the list's contribution (valid where mask says)
-	union   []uint64  // the offsets where any essential list has a posting, cleared as they are scanned
-	cmask   []uint16  // per candidate: its mask
+	pending bool                 // a window is accumulated and its scan is not finished
+	lo      uint32               // the window's first document
+	wi      int                  // the next word of union to scan (its bits not yet scanned are left in it)
+	acc     []float64            // per offset: the sum of the essential lists' contributions, in list order
+	mask    []uint16             // per offset: the essential lists that have the document (bit j: list ess+j)
+	val     []float64            // per essential list and offset: the list's contribution (valid where mask says)
+	union   []uint64             // the offsets where any essential list has a posting, cleared as they are scanned
+	cmask   []uint16             // per candidate: its mask
+	sel     [windowCands]uint16  // scanWordsRegs's scratch: the offsets of the kept documents (a scanned one is written at the next place, kept or not)
+	selA    [windowCands]float64 // and their sums
+	selM    [windowCands]uint16  // and their masks
+	ones    uint64               // scanWordsRegs's planes of the union word it scans (pp.at)
+	twos    uint64
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
@@ -106,37 +111,14 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		}
 		tw.lo, tw.wi = d, 0
 		sc.pp.set(qts[:ess], bound, taatBoundBias)
-	}
-	cdoc, cacc, cnrm, alive, cmask := sc.cdoc[:windowCands], sc.cacc[:windowCands], sc.cnrm[:windowCands], sc.alive[:windowCands], tw.cmask[:windowCands]
-	acc, mask, u, lo, pp := tw.acc, tw.mask, tw.union[:nw], tw.lo, &sc.pp
-	n := 0
-	for wi := tw.wi; wi < nw; wi++ {
-		x := u[wi]
-		if x == 0 {
-			continue
+		if scanCapture != nil {
+			scanCapture(sc, nw, theta)
 		}
-		ones, twos := pp.at(lo + uint32(wi)*64)
-		for x != 0 {
-			b := bits.TrailingZeros64(x)
-			off := wi*64 + b
-			x &= x - 1
-			a, m := acc[off], mask[off]
-			acc[off], mask[off] = 0, 0
-			d := lo + uint32(off)
-			cdoc[n], cacc[n], cnrm[n], alive[n], cmask[n] = d, a, norms[d], uint16(n), m
-			n += int(b2u(a*pruneSlack+pp.bound(ones, twos, uint32(b)) >= theta)) // kept, without a branch
-			if n == windowCands {
-				u[wi], tw.wi = x, wi
-				if x == 0 && wi == nw-1 {
-					tw.pending = false
-				}
-				return n, false
-			}
-		}
-		u[wi] = 0
 	}
-	tw.pending = false
-	return n, false
+	if useScanRegs {
+		return sc.scanWordsRegs(norms, theta, nw), false
+	}
+	return sc.scanWords(norms, theta, nw), false
 }
 
 // useFusedDecode lets gatherTAAT decode an essential block list's postings straight into the window

@@ -42,9 +42,9 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 		queries = append(queries, strings.Join(terms, " "))
 	}
 	queries = append(queries, "w1 w2 w3", "often middle w5 w7", "w200 w300 w350 w390")
-	defer func(u, ps bool, b, m int) {
-		useBatches, useProbeScan, windowDocs, taatMinLists = u, ps, b, m
-	}(useBatches, useProbeScan, windowDocs, taatMinLists)
+	defer func(u, ps, sr bool, b, m int) {
+		useBatches, useProbeScan, useScanRegs, windowDocs, taatMinLists = u, ps, sr, b, m
+	}(useBatches, useProbeScan, useScanRegs, windowDocs, taatMinLists)
 	useBatches = true
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, ExactLength: true}} {
 		if err := ix.SetParams(p); err != nil {
@@ -59,13 +59,14 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 			for _, w := range []int{1, 7, 64, 512, 4096, 65536} {
 				for _, m := range []int{0, 2, 3} {
 					for _, ps := range []bool{false, true} {
-						windowDocs, taatMinLists, useProbeScan = w, m, ps
+						// The probe scan and the union scan in registers (scan.go) go on and off together.
+						windowDocs, taatMinLists, useProbeScan, useScanRegs = w, m, ps, ps
 						got, err := ix.Search(t.Context(), query, k)
 						if err != nil {
 							t.Fatal(err)
 						}
 						if !slices.Equal(got, want) {
-							t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d probe scan %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, ps, got, want)
+							t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d probe and union scans %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, ps, got, want)
 						}
 					}
 				}
