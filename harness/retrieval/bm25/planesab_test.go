@@ -12,6 +12,7 @@ import (
 var planesABFlags = map[string]*bool{
 	"planesdirect": &usePlanesDirect,
 	"planes":       &usePresencePlanes,
+	"splitblocks":  &useSplitBlocks,
 }
 
 // TestPlanesAB compares variants of the search in one process, interleaved a chunk of 25 queries at a

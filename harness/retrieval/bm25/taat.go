@@ -126,6 +126,11 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 // compare.
 var useFusedDecode = true
 
+// useSplitBlocks lets addBlocks take a block that reaches past the window in two tight loops, the rest
+// of the block decoded into the cursor's arrays and then those below hi added from there, instead of one
+// loop that decodes, tests against hi and adds. A variable only so that tests and A/B runs can compare.
+var useSplitBlocks = true
+
 // addBlocks adds the postings of the block list c below hi to the window that starts at lo (as
 // gatherTAAT's loop over a cursor does: weight w, list bit bit, contributions val), decoding the
 // bit-packed gaps and tfs of the blocks straight into the window's arrays rather than into the cursor's
@@ -139,6 +144,23 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, tab)
 	for {
 		// The cursor's decoded postings below hi.
+		if useSplitBlocks && c.i < c.m {
+			i, m := c.i, c.m
+			for ; i < m; i++ {
+				d, t := c.docs[uint(i)%blockSize], c.tfs[uint(i)%blockSize]
+				if d >= hi {
+					c.i, c.doc, c.tf = i+1, d, t
+					return
+				}
+				off := d - lo
+				v := tab.factor(t, norms[d], kt) * w // as in add
+				acc[off] += v
+				val[off] = v
+				mask[off] |= bit
+				u[off/64] |= 1 << (off % 64)
+			}
+			c.i, c.doc, c.tf = m, c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize]
+		}
 		for c.i < c.m {
 			d, t := c.docs[c.i], c.tfs[c.i]
 			c.i++
@@ -165,6 +187,12 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		}
 		gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
 		d, t := c.last, uint32(1)
+		if c.lastDoc(c.block) >= hi && useSplitBlocks {
+			// The block reaches past the window: decode the rest of it into the cursor's arrays (as next
+			// does), a tight loop, then add those below hi from there, another.
+			c.decode(n, 0)
+			continue
+		}
 		if c.lastDoc(c.block) >= hi {
 			// The block reaches past the window: add its postings up to the first at or after hi, where
 			// the cursor stops.
