@@ -9,9 +9,12 @@ import (
 // windowDocs is the width of the document windows whose candidates maxScoreBatches gathers before it
 // probes the non-essential lists for them (so at most windowDocs candidates; at most 65,536). In-process
 // A/B on 1M synthetic passages: windows of 4,096 documents ran 2% faster than batches of 512 candidates
-// (and than 256 or 2,048), and batches of 64 candidates 4% slower. A variable only so that tests can
-// make windows small.
-var windowDocs = 4096
+// (and than 256 or 2,048), and batches of 64 candidates 4% slower. Since the presence planes (query
+// rounds 19-25) a window holds far fewer candidates, and windows of 8,192 ran ahead of 4,096 in
+// TestFlagsAB on the quiet machine: NQ-open +1.2 / +2.9 / +2.8%, synthetic +2.3 / +3.8 / +3.6% (16,384,
+// two runs: +0.6 / −2.4% and +1.9 / +2.8%; query round 26). A variable only so that tests can make
+// windows small.
+var windowDocs = 8192
 
 // windowCands caps the candidates a window keeps (the window ends early at that many), so that the
 // scratch stays small: a window's candidate arrays and contribution rows take windowCands * (15 + 8 *
