@@ -22,9 +22,10 @@
 // their sizes and checksums. Search is MaxScore over bit-packed, block-skippable postings and, for
 // frequent terms, bitmaps probed in constant time (postings.go), a window of documents at a time
 // (batch.go; document at a time for exact lengths): three or more essential lists are summed term at a
-// time over the window (taat.go), non-essential block lists are scanned once against the window's
-// candidates (probescan.go), and frequent terms' tf >= 2 bitmaps skip documents whose tf cannot reach the
-// threshold (tfmin.go). Search is exact: its results equal an exhaustive scorer's (BruteForce).
+// time over the window (taat.go, scan.go), each document's bound of the non-essential lists comes from
+// how many of their bitmaps have it (planes.go), non-essential block lists are scanned once against the
+// window's candidates (probescan.go), and frequent terms' tf >= 2 bitmaps skip documents whose tf cannot
+// reach the threshold (tfmin.go). Search is exact: its results equal an exhaustive scorer's (BruteForce).
 //
 // It is not a general search engine: there are no phrase queries, no updates after the build and no
 // per-field weights; harness/retrieval/elastic talks to a real Elasticsearch for those.
