@@ -324,14 +324,35 @@ func TestFlagsAB(t *testing.T) {
 	ix := qprofIndex(t)
 	qs := qprofQueries(t, 1000)
 	variants := strings.Split(os.Getenv("BM25_QPROF_OFF"), ";")
-	rounds, reps := 1, 3
+	rounds, reps := qprofRoundsReps(1, 3)
+	best := fastestInTurns(t, qs, len(variants), rounds, reps, func(i int, q string) error {
+		restore := setABOff(variants[i])
+		defer restore()
+		_, err := ix.Search(context.Background(), q, 10)
+		return err
+	})
+	for i, v := range variants {
+		t.Logf("off %-30q %.0f queries/s", v, rate(best[i]))
+	}
+}
+
+// qprofRoundsReps returns BM25_QPROF_ROUNDS and BM25_QPROF_REPS, or the defaults given.
+func qprofRoundsReps(rounds, reps int) (int, int) {
 	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
 		rounds = v
 	}
 	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
 		reps = v
 	}
-	best := make([][]time.Duration, len(variants)) // per variant and query: the fastest run of all rounds
+	return rounds, reps
+}
+
+// fastestInTurns runs each query of qs through n variants (search(i, q) for variant i), reps times in a
+// row per variant, over rounds passes, the variants in turns (rotated by query and round), and returns
+// per variant and query the fastest run.
+func fastestInTurns(t *testing.T, qs []string, n, rounds, reps int, search func(i int, q string) error) [][]time.Duration {
+	t.Helper()
+	best := make([][]time.Duration, n)
 	for i := range best {
 		best[i] = make([]time.Duration, len(qs))
 		for qi := range best[i] {
@@ -340,27 +361,28 @@ func TestFlagsAB(t *testing.T) {
 	}
 	for r := 0; r < rounds; r++ {
 		for qi, q := range qs {
-			for k := range variants {
-				i := (k + qi + r) % len(variants)
-				restore := setABOff(variants[i])
+			for k := range n {
+				i := (k + qi + r) % n
 				for range reps {
 					start := time.Now()
-					if _, err := ix.Search(context.Background(), q, 10); err != nil {
+					if err := search(i, q); err != nil {
 						t.Fatal(err)
 					}
 					best[i][qi] = min(best[i][qi], time.Since(start))
 				}
-				restore()
 			}
 		}
 	}
-	for i, v := range variants {
-		var total time.Duration
-		for _, d := range best[i] {
-			total += d
-		}
-		t.Logf("off %-30q %.0f queries/s", v, float64(len(qs))/total.Seconds())
+	return best
+}
+
+// rate returns queries per second over the times of one variant.
+func rate(times []time.Duration) float64 {
+	var total time.Duration
+	for _, d := range times {
+		total += d
 	}
+	return float64(len(times)) / total.Seconds()
 }
 
 // TestMapPostingsAB compares, in one process and query by query as TestFlagsAB does (BM25_QPROF_REPS,
@@ -381,39 +403,12 @@ func TestMapPostingsAB(t *testing.T) {
 		ixs[i] = ix
 	}
 	qs := qprofQueries(t, 1000)
-	rounds, reps := 3, 1
-	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("BM25_QPROF_REPS")); err == nil && v > 0 {
-		reps = v
-	}
-	var best [2][]time.Duration
-	for i := range best {
-		best[i] = make([]time.Duration, len(qs))
-		for qi := range best[i] {
-			best[i][qi] = time.Duration(math.MaxInt64)
-		}
-	}
-	for r := 0; r < rounds; r++ {
-		for qi, q := range qs {
-			for k := range 2 {
-				i := (k + qi + r) % 2
-				for range reps {
-					start := time.Now()
-					if _, err := ixs[i].Search(context.Background(), q, 10); err != nil {
-						t.Fatal(err)
-					}
-					best[i][qi] = min(best[i][qi], time.Since(start))
-				}
-			}
-		}
-	}
+	rounds, reps := qprofRoundsReps(3, 1)
+	best := fastestInTurns(t, qs, 2, rounds, reps, func(i int, q string) error {
+		_, err := ixs[i].Search(context.Background(), q, 10)
+		return err
+	})
 	for i, name := range []string{"read into huge pages (HugePostings)", "mapped"} {
-		var total time.Duration
-		for _, d := range best[i] {
-			total += d
-		}
-		t.Logf("postings %s: %.0f queries/s", name, float64(len(qs))/total.Seconds())
+		t.Logf("postings %s: %.0f queries/s", name, rate(best[i]))
 	}
 }
