@@ -92,8 +92,9 @@ func (sc *batchScratch) reset(b, nq int) {
 // gather merges the essential lists qts[ess:] (document at a time, cursors on their current postings)
 // into the candidates of the window of width documents that starts at the first of them (ending early
 // when windowCands candidates are kept): a candidate's
-// contributions go to its row of cm, and it is kept when their sum plus bound (what the non-essential
-// lists can add) reaches theta. It returns the number kept (numbered 0 to n-1 in document order, all
+// contributions go to its row of cm, and it is kept when their sum plus the presence planes' bound of
+// what the non-essential lists can add to it (planes.go; at most bound, what they can add to any
+// document) reaches theta. It returns the number kept (numbered 0 to n-1 in document order, all
 // alive), and whether the lists have ended.
 func (sc *batchScratch) gather(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt *[256]float64) (int, bool) {
 	nq := len(qts)

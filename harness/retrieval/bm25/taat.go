@@ -36,10 +36,12 @@ type taatWindow struct {
 }
 
 // gatherTAAT is gather for several essential lists (at most taatMaxLists): the window of width
-// documents that starts at the first of their current documents is accumulated list by list (each
-// list's postings added to a per-document sum, in list order as gather adds them, so the sums are the
-// same bit for bit), then its documents are scanned in order and those whose sum plus bound reaches
-// theta become candidates (without rows of contributions: contrib has them), at most windowCands per
+// documents that starts at the bitmap word (64 documents) of the first of their current documents is
+// accumulated list by list (each list's postings added to a per-document sum, in list order as gather
+// adds them, so the sums are the same bit for bit), then its documents are scanned in order (scan.go)
+// and those whose sum plus the presence planes' bound of the non-essential lists (planes.go; at most
+// bound, what they can add to any document) reaches theta become candidates (without rows of
+// contributions: contrib has them), at most windowCands per
 // call: a window with more is handed out over several calls (pending), during which the caller must keep
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
 // the next document, which gather's merge mispredicts. A block list's postings are decoded straight
