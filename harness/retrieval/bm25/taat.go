@@ -99,10 +99,7 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 				if c.tf != 1 {
 					v = w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
 				}
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				u[off/64] |= 1 << (off % 64)
+				addTo(acc, val, mask, u, off, v, bit)
 				if c.i < c.m { // next, inlined
 					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
 					c.i++
@@ -156,10 +153,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				}
 				off := d - lo
 				v := tab.factor(t, norms[d], kt) * w // as in add
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				u[off/64] |= 1 << (off % 64)
+				addTo(acc, val, mask, u, off, v, bit)
 			}
 			c.i, c.doc, c.tf = m, c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize]
 		}
@@ -212,10 +206,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				}
 				off := d - lo
 				v := tab.factor(t, norms[d], kt) * w // as in add
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				u[off/64] |= 1 << (off % 64)
+				addTo(acc, val, mask, u, off, v, bit)
 			}
 			panic(errCorrupt) // the skip entry's last doc is not in the block
 		}
@@ -226,10 +217,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				gb += int(bg)
 				off := d - lo
 				v := w * tab[norms[d]] // as in add (tf 1)
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				u[off/64] |= 1 << (off % 64)
+				addTo(acc, val, mask, u, off, v, bit)
 			}
 		} else {
 			for ; m < n; m++ {
@@ -239,10 +227,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 				tb += int(bt)
 				off := d - lo
 				v := tab.factor(t, norms[d], kt) * w // as in add
-				acc[off] += v
-				val[off] = v
-				mask[off] |= bit
-				u[off/64] |= 1 << (off % 64)
+				addTo(acc, val, mask, u, off, v, bit)
 			}
 		}
 		// The block is done and its last posting added: the cursor stands on it, as next leaves it.
@@ -278,10 +263,7 @@ func (tw *taatWindow) addDenseTf2(c *cursor, lo, hi uint32, w float64, bit uint1
 	for {
 		off := doc - lo
 		v := tab.factor(t, norms[doc], kt) * w // as in add
-		acc[off] += v
-		val[off] = v
-		mask[off] |= bit
-		u[off/64] |= 1 << (off % 64)
+		addTo(acc, val, mask, u, off, v, bit)
 		for x == 0 { // as nextDense
 			wi++
 			if wi >= c.words {
@@ -324,10 +306,7 @@ func (tw *taatWindow) addDenseOnes(c *cursor, lo, hi uint32, w float64, bit uint
 	for {
 		off := doc - lo
 		v := w * t1[norms[doc]] // as probeOnes computes it
-		acc[off] += v
-		val[off] = v
-		mask[off] |= bit
-		u[off/64] |= 1 << (off % 64)
+		addTo(acc, val, mask, u, off, v, bit)
 		for x == 0 { // as nextDense
 			wi++
 			if wi >= c.words {
@@ -352,11 +331,17 @@ func (tw *taatWindow) addDenseOnes(c *cursor, lo, hi uint32, w float64, bit uint
 // add adds a posting of tf t at offset off of the window, of a document of norm byte nrm, for the list
 // of weight w, bit bit and contributions val.
 func (tw *taatWindow) add(off, t uint32, nrm uint8, w float64, bit uint16, val []float64, kt *[256]float64, tab *tfTable) {
-	v := tab.factor(t, nrm, kt) * w
-	tw.acc[off] += v
+	addTo(tw.acc, val, tw.mask, tw.union, off, tab.factor(t, nrm, kt)*w, bit)
+}
+
+// addTo records the contribution v, at offset off of a window, of the list of bit bit and contributions
+// val: into the sum acc, val, the mask and the union. The arrays are arguments, not read from the
+// taatWindow, so that a hot loop that calls it (inlined) keeps them in registers.
+func addTo(acc, val []float64, mask []uint16, u []uint64, off uint32, v float64, bit uint16) {
+	acc[off] += v
 	val[off] = v
-	tw.mask[off] |= bit
-	tw.union[off/64] |= 1 << (off % 64)
+	mask[off] |= bit
+	u[off/64] |= 1 << (off % 64)
 }
 
 // tfTabMax is the largest tf whose factors a tfTable holds.
