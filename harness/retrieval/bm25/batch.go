@@ -178,16 +178,12 @@ func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[25
 	bm := c.bits
 	if useBitmapRecompute {
 		for _, idx := range sc.alive[:live] {
-			d := sc.cdoc[idx]
-			bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
-			sc.cacc[idx] += w * t1[sc.cnrm[idx]] * float64(bit) // as bitmapContrib computes it
+			sc.cacc[idx] += onesContrib(bm, sc.cdoc[idx], sc.cnrm[idx], w, t1)
 		}
 		return sc.keep(live, bound, theta)
 	}
 	for _, idx := range sc.alive[:live] {
-		d := sc.cdoc[idx]
-		bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
-		v := w * t1[sc.cnrm[idx]] * float64(bit) // w * tfNorm(1, K) as maxScoreDAAT computes it, or 0
+		v := onesContrib(bm, sc.cdoc[idx], sc.cnrm[idx], w, t1)
 		sc.cm[int(idx)*nq+i] = v
 		sc.cacc[idx] += v
 	}
@@ -195,17 +191,29 @@ func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[25
 }
 
 // bitmapContrib returns the contribution of the bitmap list c (weight w) to document d of norm byte nrm,
-// by the expressions of probeOnes and probeDense (so bit for bit their values; w * tfNorm(tf, K) as
-// maxScoreDAAT computes it, or 0).
+// as probeOnes and probeDense compute it (so bit for bit their values).
 func bitmapContrib(c *cursor, d uint32, nrm uint8, w float64, kt, t1 *[256]float64) float64 {
 	if c.ones {
-		bit := binary.LittleEndian.Uint64(c.bits[8*(d/64):]) >> (d % 64) & 1
-		return w * t1[nrm] * float64(bit)
+		return onesContrib(c.bits, d, nrm, w, t1)
 	}
-	if c.word(int(d/64))>>(d%64)&1 != 0 {
-		return w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[nrm])
+	return denseContrib(c, d, nrm, w, kt)
+}
+
+// onesContrib returns the contribution of the tf = 1 bitmap bm (weight w) to document d of norm byte nrm:
+// w * tfNorm(1, K) as maxScoreDAAT computes it (t1 holds tfNorm(1, K) per norm byte), or 0, without a
+// branch.
+func onesContrib(bm []byte, d uint32, nrm uint8, w float64, t1 *[256]float64) float64 {
+	bit := binary.LittleEndian.Uint64(bm[8*(d/64):]) >> (d % 64) & 1
+	return w * t1[nrm] * float64(bit)
+}
+
+// denseContrib returns the contribution of the tf >= 2 bitmap list c (weight w) to document d of norm
+// byte nrm: w * tfNorm(tf, K) as maxScoreDAAT computes it, or 0.
+func denseContrib(c *cursor, d uint32, nrm uint8, w float64, kt *[256]float64) float64 {
+	if c.word(int(d/64))>>(d%64)&1 == 0 {
+		return 0
 	}
-	return 0
+	return w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[nrm])
 }
 
 // keep moves the first live alive candidates whose sum plus bound reaches theta to the front of alive,
@@ -224,22 +232,12 @@ func (sc *batchScratch) keep(live int, bound, theta float64) int {
 
 // probeDense is probeOnes for a tf >= 2 bitmap.
 func (sc *batchScratch) probeDense(c *cursor, i, nq, live int, w float64, kt *[256]float64, bound, theta float64) int {
-	if useBitmapRecompute {
-		for _, idx := range sc.alive[:live] {
-			d := sc.cdoc[idx]
-			if c.word(int(d/64))>>(d%64)&1 != 0 { // as bitmapContrib computes it
-				sc.cacc[idx] += w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[sc.cnrm[idx]])
-			}
-		}
-		return sc.keep(live, bound, theta)
-	}
+	record := !useBitmapRecompute
 	for _, idx := range sc.alive[:live] {
-		d := sc.cdoc[idx]
-		v := 0.0
-		if c.word(int(d/64))>>(d%64)&1 != 0 {
-			v = w * tfNorm(float64(c.tfAt(c.rankBefore(d))), kt[sc.cnrm[idx]])
+		v := denseContrib(c, sc.cdoc[idx], sc.cnrm[idx], w, kt)
+		if record {
+			sc.cm[int(idx)*nq+i] = v
 		}
-		sc.cm[int(idx)*nq+i] = v
 		sc.cacc[idx] += v
 	}
 	return sc.keep(live, bound, theta)
