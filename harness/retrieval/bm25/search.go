@@ -69,6 +69,13 @@ var hugePostingsMin int64 = hugeMin
 
 const hugePostingsMax = 2 << 30
 
+// fileSizeIn reports whether the file at path has size bytes, from lo to hi (a file that cannot be
+// stat-ed does not: it is then mapped, and the mapping reports the error).
+func fileSizeIn(path string, size, lo, hi int64) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Size() == size && size >= lo && size <= hi
+}
+
 // readHuge reads the file at path, of size bytes, into memory from hugeAlloc; free releases it.
 func readHuge(path string, size int64) (b []byte, free func(), err error) {
 	f, err := os.Open(path)
@@ -112,10 +119,9 @@ func OpenWith(dir string, opt OpenOptions) (*Index, error) {
 		}
 		var b []byte
 		path := filepath.Join(dir, name)
-		if st, serr := os.Stat(path); serr == nil && name == filePostings && opt.HugePostings && runtime.GOOS == "linux" &&
-			st.Size() == want.Size && st.Size() >= hugePostingsMin && st.Size() <= hugePostingsMax {
+		if name == filePostings && opt.HugePostings && runtime.GOOS == "linux" && fileSizeIn(path, want.Size, hugePostingsMin, hugePostingsMax) {
 			var free func()
-			if b, free, err = readHuge(path, st.Size()); err != nil {
+			if b, free, err = readHuge(path, want.Size); err != nil {
 				return nil, fmt.Errorf("bm25 index %s: %w", dir, err)
 			}
 			if free != nil {
