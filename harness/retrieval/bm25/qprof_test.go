@@ -412,3 +412,38 @@ func TestMapPostingsAB(t *testing.T) {
 		t.Logf("postings %s: %.0f queries/s", name, rate(best[i]))
 	}
 }
+
+// TestColdWarm splits a query's time into what its data's coldness costs and the rest: each query is
+// searched on the index (BM25_QPROF_INDEX, opened with checksums so that every page was touched once, as
+// the CLI opens it), then on a copy of it in other files (BM25_QPROF_INDEX_B: the same work and branches
+// on data just as cold), then once more on the first (its data now in the caches). Skipped without both.
+func TestColdWarm(t *testing.T) {
+	dirA, dirB := os.Getenv("BM25_QPROF_INDEX"), os.Getenv("BM25_QPROF_INDEX_B")
+	if dirA == "" || dirB == "" {
+		t.Skip("set BM25_QPROF_INDEX and BM25_QPROF_INDEX_B (a copy of it)")
+	}
+	var ixs [2]*Index
+	for i, dir := range []string{dirA, dirB} {
+		ix, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		ixs[i] = ix
+	}
+	qs := qprofQueries(t, 2000)
+	ctx := context.Background()
+	var first, copyAfter, again time.Duration
+	for _, q := range qs {
+		for i, d := range []*time.Duration{&first, &copyAfter, &again} {
+			t0 := time.Now()
+			if _, err := ixs[i%2].Search(ctx, q, 10); err != nil {
+				t.Fatal(err)
+			}
+			*d += time.Since(t0)
+		}
+	}
+	n := time.Duration(len(qs))
+	t.Logf("%d queries, mean: first %v, on the copy right after %v, again on the first %v", len(qs),
+		(first / n).Round(time.Microsecond), (copyAfter / n).Round(time.Microsecond), (again / n).Round(time.Microsecond))
+}
