@@ -266,6 +266,51 @@ func (sc *batchScratch) probeBlocks(c *cursor, i, nq, live int, w float64, kt *[
 	return m
 }
 
+// useFillSlack lets maxScoreBatches make more lists non-essential than the prefix of the sorted order
+// (fillSlack). A variable only so that tests and A/B runs can compare.
+var useFillSlack = true
+
+// fillSlack makes further bitmap lists non-essential once the prefix rule has stopped at ess: MaxScore
+// needs only that the non-essential lists together cannot lift a document to theta, not that they are a
+// prefix of the order, so an essential bitmap list whose bound still fits under theta beside qts[:ess]
+// (its increment is its bound less the largest bound among its own term's non-essential lists, as in
+// setPrefix) is probed instead of iterated too. Such a list moves to qts[ess] (the lists between shift
+// up one, and others, the per-list sums of tfFloorOthers, along), and prefix is set again for the new
+// order. It returns the new ess. Only bitmap lists move: the presence planes bound a bitmap list's
+// contribution per document, while a block list's bound is added to every document's, so that moving
+// block lists too raised the non-essential bound to just under theta, made nearly every union document a
+// candidate and cost 9% on NQ-open although it took 15% of the essential postings out (docs/retrieval.md,
+// query round 29).
+func fillSlack(qts []*queryTerm, prefix, others []float64, npos, ess int, theta float64) int {
+	for j := ess; j < len(qts); j++ {
+		q := qts[j]
+		if !q.cur.dense {
+			continue
+		}
+		top := 0.0 // the largest bound among q's term's non-essential lists
+		for _, p := range qts[:ess] {
+			if p.pos == q.pos {
+				top = max(top, p.ub)
+			}
+		}
+		if prefix[ess]+max(0, q.ub-top) >= theta {
+			continue
+		}
+		copy(qts[ess+1:j+1], qts[ess:j])
+		qts[ess] = q
+		if others != nil {
+			o := others[j]
+			copy(others[ess+1:j+1], others[ess:j])
+			others[ess] = o
+		}
+		ess++
+		setPrefix(qts, prefix, npos)
+		// The lists now at ess..j did not fit before the move and fit less now (a sibling's increment
+		// falls by what the move added): go on after them.
+	}
+	return ess
+}
+
 // maxScore returns the top k documents of the query lists qts from the threshold theta0 (see
 // maxScoreDAAT for the contract): with the batch scorer unless exact lengths are asked for.
 func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
@@ -306,7 +351,8 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	// threshold they were set for.
 	others := tfFloorOthers(qts, npos)
 	floorTheta := math.Inf(-1)
-	if sc.taat.pending { // left by a search that failed (a corrupt index): its sums are not cleared
+	fillTheta := math.Inf(-1) // the threshold fillSlack last ran for
+	if sc.taat.pending {      // left by a search that failed (a corrupt index): its sums are not cleared
 		clear(sc.taat.acc)
 		clear(sc.taat.mask)
 		clear(sc.taat.union)
@@ -321,6 +367,10 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 		if !sc.taat.pending {
 			for ess < nq && prefix[ess+1] < theta {
 				ess++
+			}
+			if useFillSlack && theta > fillTheta {
+				fillTheta = theta
+				ess = fillSlack(qts, prefix, others, npos, ess, theta)
 			}
 			if ess == nq {
 				break

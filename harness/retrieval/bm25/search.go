@@ -815,12 +815,25 @@ func sortByBound(qts []*queryTerm) (prefix []float64, npos int) {
 	for _, q := range qts {
 		npos = max(npos, q.pos+1)
 	}
-	termMax := make([]float64, npos)
+	setPrefix(qts, prefix, npos)
+	return prefix, npos
+}
+
+// setPrefix sets prefix[i] to the bound of what the lists qts[:i] can add to a document together: per
+// query position (term) the largest bound among its lists there (a document is in at most one list of a
+// term), summed. npos is one more than the largest position.
+func setPrefix(qts []*queryTerm, prefix []float64, npos int) {
+	var tmBuf [16]float64
+	termMax := tmBuf[:0]
+	if npos <= len(tmBuf) {
+		termMax = tmBuf[:npos]
+	} else {
+		termMax = make([]float64, npos)
+	}
 	for i, q := range qts {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}
-	return prefix, npos
 }
 
 // maxScoreDAAT is document-at-a-time MaxScore (Turtle and Flood 1995): terms whose bounds together cannot lift
