@@ -351,8 +351,9 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 	// threshold they were set for.
 	others := tfFloorOthers(qts, npos)
 	floorTheta := math.Inf(-1)
-	fillTheta := math.Inf(-1) // the threshold fillSlack last ran for
-	if sc.taat.pending {      // left by a search that failed (a corrupt index): its sums are not cleared
+	// fillTheta is the threshold fillSlack last ran for.
+	fillTheta := math.Inf(-1)
+	if sc.taat.pending { // left by a search that failed (a corrupt index): its sums are not cleared
 		clear(sc.taat.acc)
 		clear(sc.taat.mask)
 		clear(sc.taat.union)
