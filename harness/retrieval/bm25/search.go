@@ -1319,6 +1319,15 @@ func (c *cursor) decode(stop int, target uint32) {
 		c.last, c.m = d, m
 		return
 	}
+	if simdDecodeOK && useSIMDDecode && stop-m >= simdMinRun {
+		// 16 values a step (decode_simd.go); the loads may reach past the list into the rest of
+		// postings.bin (data's capacity), whose bits the masks drop.
+		src := data[:cap(data)]
+		if t, ok := unpackGaps(src, gb, bg, stop-m, d, c.docs[m:stop]); ok && unpackTfs(src, tb, bt, stop-m, c.tfs[m:stop]) {
+			c.last, c.m = t, stop
+			return
+		}
+	}
 	if decodeFast && (gb+(stop-m)*int(bg))>>3+8 <= len(data) && (tb+(stop-m)*int(bt))>>3+8 <= len(data) {
 		// Every load of the block is 8 bytes inside data: no test of the end per value.
 		if bt == 0 { // all tfs 1
@@ -1353,6 +1362,15 @@ func (c *cursor) decode(stop int, target uint32) {
 // decodeFast lets decode read a block whose loads all fall 8 bytes inside data without testing the end
 // per value; false always takes the tested loop. A variable only so that tests and A/B runs can compare.
 var decodeFast = true
+
+// useSIMDDecode lets decode unpack a run of a block with the AVX-512 kernels (decode_simd.go) where the
+// build has them (simdDecodeOK); false keeps the scalar loops in the same binary. A variable only so that
+// tests and A/B runs can compare.
+var useSIMDDecode = true
+
+// simdMinRun is the fewest postings decode hands to the AVX-512 kernels; shorter runs keep the scalar
+// loop, whose cost per call is lower.
+const simdMinRun = 8
 
 // load64 reads 8 little-endian bytes at o, as zeros past the end of b.
 func load64(b []byte, o int) uint64 {

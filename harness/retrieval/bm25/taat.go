@@ -181,6 +181,12 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 			c.decode(n, 0) // near the end of the postings: by the tested loads, then from the arrays
 			continue
 		}
+		if simdDecodeOK && useSIMDDecode {
+			// Decode the rest of the block into the cursor's arrays with the AVX-512 kernels, then add
+			// from there (the split loop above).
+			c.decode(n, 0)
+			continue
+		}
 		gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
 		d, t := c.last, uint32(1)
 		if c.lastDoc(c.block) >= hi && useSplitBlocks {
