@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -60,6 +61,26 @@ func TestUnpackKernels(t *testing.T) {
 					}
 					if ok && last != d {
 						t.Fatalf("unpackGaps b=%d n=%d bit=%d %s: last %d, want %d", b, n, bit, fill, last, d)
+					}
+					// With a target: the count up to the first document at or after it.
+					if ok && n > 0 {
+						want := n // (noDoc as target means none: the kernels' contract)
+						target := docs[rng.Intn(n)]
+						if rng.Intn(4) == 0 {
+							target = docs[n-1] + 1 // past the run (unless it wrapped): none reaches it
+						}
+						target = min(target, noDoc-1)
+						for j := 0; j < n; j++ {
+							if docs[j] >= target {
+								want = j + 1
+								break
+							}
+						}
+						got := make([]uint32, n)
+						k, okU := unpackGapsUntil(src, bit, b, n, base, target, got)
+						if !okU || k != want || !slices.Equal(got[:k], docs[:k]) {
+							t.Fatalf("unpackGapsUntil b=%d n=%d bit=%d %s target %d: %d (ok %v), want %d", b, n, bit, fill, target, k, okU, want)
+						}
 					}
 					tb := bit + 8*((n*int(b)+7)/8)
 					okT := unpackTfs(buf[:min(len(buf), (tb+n*int(b)+7)/8+rng.Intn(3)*64)], tb, b, n, tfs)

@@ -20,6 +20,23 @@ func unpackGaps(src []byte, bit int, b uint, n int, base uint32, dst []uint32) (
 	return d, true
 }
 
+// unpackGapsUntil is unpackGaps that stops at the first document at or after target: it returns how
+// many documents it decoded, up to and including that one (n when none is). The scalar version of the
+// AVX-512 kernel, for its tests: it never fails.
+func unpackGapsUntil(src []byte, bit int, b uint, n int, base, target uint32, dst []uint32) (k int, ok bool) {
+	mask := uint64(1)<<b - 1
+	d := base
+	for j := range dst[:n] {
+		d += uint32(load64(src, bit>>3) >> (bit & 7) & mask)
+		dst[j] = d
+		bit += int(b)
+		if d >= target {
+			return j + 1, true
+		}
+	}
+	return n, true
+}
+
 // unpackTfs decodes n (> 0) tf-1 values of width b (at most 32 bits; 0: every tf is 1) bit-packed from
 // bit bit of src into dst (at least n long) as tfs. The scalar version of the AVX-512 kernel, for its
 // tests: it never fails.

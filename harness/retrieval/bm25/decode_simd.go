@@ -2,7 +2,10 @@
 
 package bm25
 
-import "simd/archsimd"
+import (
+	"math/bits"
+	"simd/archsimd"
+)
 
 // simdDecodeOK reports whether this CPU has what the AVX-512 block unpacking needs (F, BW, VBMI for the
 // byte permutes, VBMI2 for the funnel shifts); without it decode and addBlocks keep the scalar loops.
@@ -87,6 +90,10 @@ func (u *unpacker) at(src []byte, p int) archsimd.Uint32x16 {
 	}
 }
 
+// narrowMax is the widest value unpackGaps and unpackTfs cut from the 4 bytes at its first byte (its
+// bit offset there is at most 7); wider ones take the unpacker.
+const narrowMax = 25
+
 // unpackGaps decodes n (> 0) document gaps of width b (at most 32 bits) bit-packed from bit bit of src
 // into dst (at least n long) as documents, base plus the running sum, and returns the last; 16 gaps a
 // step: a byte permute gathers each lane's bytes, variable shifts and a mask cut its value, four
@@ -94,6 +101,59 @@ func (u *unpacker) at(src []byte, p int) archsimd.Uint32x16 {
 // when the loads (64 or 128 bytes from a step's first byte) would pass the end of src: src should reach
 // as far as the memory under it allows (the caller passes data[:cap(data)]).
 func unpackGaps(src []byte, bit int, b uint, n int, base uint32, dst []uint32) (last uint32, ok bool) {
+	k, ok := unpackGapsUntil(src, bit, b, n, base, noDoc, dst)
+	if !ok {
+		return 0, false
+	}
+	return dst[k-1], true
+}
+
+// unpackGapsUntil is unpackGaps that stops after the step where a document reaches target (below noDoc;
+// noDoc: decode all n): it returns how many documents up to the first at or after target it decoded (n
+// when none is). dst may hold documents past that one, up to the end of its step of 16.
+func unpackGapsUntil(src []byte, bit int, b uint, n int, base, target uint32, dst []uint32) (k int, ok bool) {
+	p, step := bit>>3, 2*int(b)
+	if b > narrowMax {
+		return unpackGapsWide(src, bit, b, n, base, target, dst)
+	}
+	if p+((n-1)/16)*step+64 > len(src) {
+		return 0, false
+	}
+	dst = dst[:n]
+	// The lanes' bit offsets from the step's first byte, their bytes and shifts (as newUnpacker).
+	q := archsimd.LoadUint32x16(&lanes16).Mul(archsimd.BroadcastUint32x16(uint32(b))).Add(archsimd.BroadcastUint32x16(uint32(bit & 7)))
+	r := q.And(archsimd.BroadcastUint32x16(7))
+	idx := q.ShiftAllRight(3).Mul(archsimd.BroadcastUint32x16(0x01010101)).Add(archsimd.BroadcastUint32x16(0x03020100)).AsUint8x64()
+	mask := archsimd.BroadcastUint32x16(uint32(1)<<b - 1)
+	u1, u2, u4, u8 := archsimd.LoadUint32x16(&up1), archsimd.LoadUint32x16(&up2), archsimd.LoadUint32x16(&up4), archsimd.LoadUint32x16(&up8)
+	a15 := archsimd.LoadUint32x16(&all15)
+	tv := archsimd.BroadcastUint32x16(target)
+	var zero archsimd.Uint32x16
+	carry := archsimd.BroadcastUint32x16(base)
+	for j := 0; j < n; j, p = j+16, p+step {
+		v := archsimd.LoadUint8x64((*[64]uint8)(src[p : p+64])).Permute(idx).AsUint32x16().ShiftRight(r).And(mask)
+		v = v.Add(zero.ConcatPermute(v, u1))
+		v = v.Add(zero.ConcatPermute(v, u2))
+		v = v.Add(zero.ConcatPermute(v, u4))
+		v = v.Add(zero.ConcatPermute(v, u8))
+		out := v.Add(carry)
+		carry = carry.Add(v.Permute(a15))
+		if n-j >= 16 {
+			out.Store((*[16]uint32)(dst[j : j+16]))
+		} else {
+			out.StoreSlicePart(dst[j:])
+		}
+		if target != noDoc {
+			if hit := uint32(out.GreaterEqual(tv).ToBits()); hit != 0 {
+				return min(j+bits.TrailingZeros32(hit)+1, n), true
+			}
+		}
+	}
+	return n, true
+}
+
+// unpackGapsWide is unpackGapsUntil for widths above narrowMax, by the unpacker.
+func unpackGapsWide(src []byte, bit int, b uint, n int, base, target uint32, dst []uint32) (k int, ok bool) {
 	u := newUnpacker(uint(bit&7), b)
 	if !u.fits(src, bit, b, n) {
 		return 0, false
@@ -101,6 +161,7 @@ func unpackGaps(src []byte, bit int, b uint, n int, base uint32, dst []uint32) (
 	dst = dst[:n]
 	u1, u2, u4, u8 := archsimd.LoadUint32x16(&up1), archsimd.LoadUint32x16(&up2), archsimd.LoadUint32x16(&up4), archsimd.LoadUint32x16(&up8)
 	a15 := archsimd.LoadUint32x16(&all15)
+	tv := archsimd.BroadcastUint32x16(target)
 	var zero archsimd.Uint32x16
 	carry := archsimd.BroadcastUint32x16(base)
 	p, step := bit>>3, 2*int(b)
@@ -117,8 +178,13 @@ func unpackGaps(src []byte, bit int, b uint, n int, base uint32, dst []uint32) (
 		} else {
 			out.StoreSlicePart(dst[j:])
 		}
+		if target != noDoc {
+			if hit := uint32(out.GreaterEqual(tv).ToBits()); hit != 0 {
+				return min(j+bits.TrailingZeros32(hit)+1, n), true
+			}
+		}
 	}
-	return dst[n-1], true
+	return n, true
 }
 
 // unpackTfs decodes n (> 0) tf-1 values of width b (at most 32 bits; 0: every tf is 1) bit-packed from
@@ -137,11 +203,29 @@ func unpackTfs(src []byte, bit int, b uint, n int, dst []uint32) bool {
 		}
 		return true
 	}
+	p, step := bit>>3, 2*int(b)
+	if b <= narrowMax {
+		if p+((n-1)/16)*step+64 > len(src) {
+			return false
+		}
+		q := archsimd.LoadUint32x16(&lanes16).Mul(archsimd.BroadcastUint32x16(uint32(b))).Add(archsimd.BroadcastUint32x16(uint32(bit & 7)))
+		r := q.And(archsimd.BroadcastUint32x16(7))
+		idx := q.ShiftAllRight(3).Mul(archsimd.BroadcastUint32x16(0x01010101)).Add(archsimd.BroadcastUint32x16(0x03020100)).AsUint8x64()
+		mask := archsimd.BroadcastUint32x16(uint32(1)<<b - 1)
+		for j := 0; j < n; j, p = j+16, p+step {
+			out := archsimd.LoadUint8x64((*[64]uint8)(src[p : p+64])).Permute(idx).AsUint32x16().ShiftRight(r).And(mask).Add(one)
+			if n-j >= 16 {
+				out.Store((*[16]uint32)(dst[j : j+16]))
+			} else {
+				out.StoreSlicePart(dst[j:])
+			}
+		}
+		return true
+	}
 	u := newUnpacker(uint(bit&7), b)
 	if !u.fits(src, bit, b, n) {
 		return false
 	}
-	p, step := bit>>3, 2*int(b)
 	for j := 0; j < n; j, p = j+16, p+step {
 		out := u.at(src, p).Add(one)
 		if n-j >= 16 {

@@ -1293,6 +1293,17 @@ func (c *cursor) decode(stop int, target uint32) {
 	if target > 0 && m < stop {
 		// Only the posting at or past target can be returned (advance skips the others, and later targets
 		// are larger): decode the gaps, and the tf of the last one.
+		if simdDecodeOK && useSIMDDecode && stop-m >= simdMinRun {
+			// 16 gaps a step until one reaches target (decode_simd.go), as below.
+			if k, ok := unpackGapsUntil(data[:cap(data)], gb, bg, stop-m, d, target, c.docs[m:stop]); ok {
+				m += k
+				d = c.docs[m-1]
+				tb += (m - 1 - c.m) * int(bt)
+				c.tfs[m-1] = uint32(load64(data, tb>>3)>>(tb&7)&tmask) + 1
+				c.last, c.m = d, m
+				return
+			}
+		}
 		if decodeFast && (gb+(stop-m)*int(bg))>>3+8 <= len(data) {
 			for m < stop {
 				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
