@@ -18,6 +18,9 @@ var useScanRegs = true
 // window, at fixed places from sc), the planes of the word are read from the window too, and the
 // documents, norms and numbers of the kept ones are written after the loop (fillKept).
 func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int {
+	if sc.pp.wok {
+		return sc.scanWordsPlanes(norms, theta, nw)
+	}
 	tw := &sc.taat
 	acc := tw.acc
 	mask := tw.mask[:len(acc)] // allocated together, of one length
@@ -39,6 +42,45 @@ func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int 
 			j := n % windowCands
 			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
 			n += b2u(a*pruneSlack+sc.pp.bound(tw.ones, tw.twos, uint32(b)) >= theta) // kept, without a branch
+			if n == windowCands {
+				u[wi], tw.wi = x, wi
+				tw.pending = x != 0 || wi < nw-1
+				sc.fillKept(norms, int(n))
+				return int(n)
+			}
+		}
+		u[wi] = 0
+	}
+	tw.pending = false
+	sc.fillKept(norms, int(n))
+	return int(n)
+}
+
+// scanWordsPlanes is scanWordsRegs with the planes of the window computed before the scan
+// (presencePlanes.window, useSIMDPlanes): each word's planes are read from wones and wtwos, without a
+// call of at per nonzero union word (query round 27).
+func (sc *batchScratch) scanWordsPlanes(norms []uint8, theta float64, nw int) int {
+	tw := &sc.taat
+	acc := tw.acc
+	mask := tw.mask[:len(acc)] // allocated together, of one length
+	u := tw.union[:nw]
+	wones, wtwos := sc.pp.wones[:nw], sc.pp.wtwos[:nw]
+	n := uint(0)
+	for wi := tw.wi; wi < nw; wi++ {
+		x := u[wi]
+		if x == 0 {
+			continue
+		}
+		base := wi * 64
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			off := base + b
+			a, m := acc[off], mask[off]
+			acc[off], mask[off] = 0, 0
+			j := n % windowCands
+			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
+			n += b2u(a*pruneSlack+sc.pp.bound(wones[wi], wtwos[wi], uint32(b)) >= theta) // kept, without a branch
 			if n == windowCands {
 				u[wi], tw.wi = x, wi
 				tw.pending = x != 0 || wi < nw-1

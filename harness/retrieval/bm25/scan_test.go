@@ -132,7 +132,8 @@ type capturedWindow struct {
 	theta float64
 }
 
-// TestScanReal (with BM25_SCANREAL=N set) times the scans (scanWords, words; scanWordsRegs, regs) of
+// TestScanReal (with BM25_SCANREAL=N set) times the scans (scanWords, words; scanWordsRegs, regs;
+// the window's planes computed first by presencePlanes.window and scanWordsPlanes, planes) of
 // the windows of real searches (BM25_QPROF_INDEX and BM25_QPROF_QUERIES,
 // 300 queries), captured once and replayed, N rounds of the variants alternated: per document, the
 // loading of the windows included (load alone, to subtract).
@@ -149,6 +150,7 @@ func TestScanReal(t *testing.T) {
 		w := capturedWindow{lo: tw.lo, union: append([]uint64(nil), tw.union[:nw]...), theta: theta}
 		w.pp = sc.pp // its slices are the scratch's, reused by the next window: copied
 		w.pp.bms, w.pp.ptrs = slices.Clone(sc.pp.bms), slices.Clone(sc.pp.ptrs)
+		w.pp.wones, w.pp.wtwos, w.pp.wok = nil, nil, false // planes computes them in the replay
 		for wi, x := range w.union {
 			for ; x != 0; x &= x - 1 {
 				off := wi*64 + bits.TrailingZeros64(x)
@@ -177,10 +179,13 @@ func TestScanReal(t *testing.T) {
 	norms := ix.norms
 	for r := range rounds {
 		for _, c := range []struct {
-			name       string
-			scan, regs bool
-		}{{"load", false, false}, {"words", true, false}, {"regs", true, true}} {
+			name               string
+			scan, regs, planes bool
+		}{{"load", false, false, false}, {"words", true, false, false}, {"regs", true, true, false}, {"planes", true, true, true}} {
 			res := testing.Benchmark(func(b *testing.B) {
+				defer func(v bool) { useSIMDPlanes = v }(useSIMDPlanes)
+				useSIMDPlanes = true // planesWindow: SIMD in the SIMD build, a word at a time without it
+				var wones, wtwos []uint64
 				kept := 0
 				for i := 0; i < b.N; i++ {
 					w := &wins[i%len(wins)]
@@ -190,6 +195,11 @@ func TestScanReal(t *testing.T) {
 					}
 					tw.lo, tw.wi, tw.pending = w.lo, 0, true
 					sc.pp = w.pp
+					sc.pp.wones, sc.pp.wtwos = wones, wtwos
+					if c.planes {
+						sc.pp.window(w.lo, tw.union[:nw])
+						wones, wtwos = sc.pp.wones, sc.pp.wtwos
+					}
 					if !c.scan {
 						clear(tw.union)
 						for _, off := range w.offs {
