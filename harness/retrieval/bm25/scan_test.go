@@ -226,6 +226,7 @@ func TestScanReal(t *testing.T) {
 // candidates (documents, sums, norms, masks, numbers) in the same calls, and the window cleared, for
 // sparse and dense unions (up to all 4,096 documents, so that a window hands its candidates out over
 // several calls) and widths that are not a multiple of 64. A bound 10% low in scanWordsRegs fails it.
+// scanWordsRegs runs also with the window's planes computed first (useSIMDPlanes: scanWordsPlanes).
 func TestScanRegsMatchesScanWords(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for trial := 0; trial < 300; trial++ {
@@ -240,9 +241,15 @@ func TestScanRegsMatchesScanWords(t *testing.T) {
 			alive []uint16
 			mask  []uint16
 		}
-		run := func(regs bool) []call {
+		run := func(regs, planes bool) []call {
+			defer func(v bool) { useSIMDPlanes = v }(useSIMDPlanes)
+			useSIMDPlanes = planes
 			sb.load(0)
 			sc, tw := sb.sc, &sb.sc.taat
+			sc.pp.window(tw.lo, tw.union[:(width+63)/64]) // as gatherTAAT: the window's planes with useSIMDPlanes
+			if sc.pp.wok != planes {
+				t.Fatalf("trial %d: window's planes %v, want %v", trial, sc.pp.wok, planes)
+			}
 			for j := range tw.mask {
 				if tw.mask[j] != 0 {
 					tw.mask[j] = uint16(j)&7 + 1 // masks that differ between documents
@@ -264,9 +271,11 @@ func TestScanRegsMatchesScanWords(t *testing.T) {
 			}
 			return calls
 		}
-		want, got := run(false), run(true)
-		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("trial %d (width %d, density %v, theta %v): scanWordsRegs\n%v\nscanWords\n%v", trial, width, p, sb.theta, got, want)
+		want := run(false, false)
+		for _, planes := range []bool{false, true} {
+			if got := run(true, planes); len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("trial %d (width %d, density %v, theta %v): scanWordsRegs (window's planes %v)\n%v\nscanWords\n%v", trial, width, p, sb.theta, planes, got, want)
+			}
 		}
 	}
 }
