@@ -64,13 +64,13 @@ func (sc *batchScratch) scanWordsPlanes(norms []uint8, theta float64, nw int) in
 	acc := tw.acc
 	mask := tw.mask[:len(acc)] // allocated together, of one length
 	u := tw.union[:nw]
-	wones, wtwos := sc.pp.wones[:nw], sc.pp.wtwos[:nw]
 	n := uint(0)
 	for wi := tw.wi; wi < nw; wi++ {
 		x := u[wi]
 		if x == 0 {
 			continue
 		}
+		tw.ones, tw.twos = sc.pp.wones[wi], sc.pp.wtwos[wi] // in the window, not in registers (as scanWordsRegs)
 		base := wi * 64
 		for x != 0 {
 			b := bits.TrailingZeros64(x)
@@ -80,7 +80,7 @@ func (sc *batchScratch) scanWordsPlanes(norms []uint8, theta float64, nw int) in
 			acc[off], mask[off] = 0, 0
 			j := n % windowCands
 			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
-			n += b2u(a*pruneSlack+sc.pp.bound(wones[wi], wtwos[wi], uint32(b)) >= theta) // kept, without a branch
+			n += b2u(a*pruneSlack+sc.pp.bound(tw.ones, tw.twos, uint32(b)) >= theta) // kept, without a branch
 			if n == windowCands {
 				u[wi], tw.wi = x, wi
 				tw.pending = x != 0 || wi < nw-1
