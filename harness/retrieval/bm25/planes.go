@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -34,6 +35,11 @@ type presencePlanes struct {
 	wones  []uint64         // window's planes (window, useSIMDPlanes): ones of the window's word i
 	wtwos  []uint64         // and twos
 	wok    bool             // wones and wtwos hold the planes of the current window (set clears it)
+	foffs  []uint16         // useFlatScan: the offsets of the window's union documents, in order (unionOffsets)
+	fn, fi int              // their number, and the next one to scan
+	flat   bool             // foffs holds the current window's union (scanFlat scans it)
+	snorms []uint8          // scanFlat's norms and window words, for flatStop
+	snw    int
 }
 
 // usePlanesDirect lets word read the bitmaps through ptrs; off, through bms with a bounds check each. A
@@ -65,7 +71,7 @@ func (pp *presencePlanes) set(ne []*queryTerm, bound, bias float64) {
 			}
 		}
 	}
-	pp.wok = false
+	pp.wok, pp.flat = false, false
 	// Without dense lists every document takes min(bound, blocks) = bound.
 	pp.tab = [4]float64{min(bound, blocks) * bias, min(bound, blocks+top) * bias, bound * bias, bound * bias}
 }
@@ -125,13 +131,13 @@ func (pp *presencePlanes) bound(ones, twos uint64, b uint32) float64 {
 // The words past nwords (past the end of a bitmap, or usePlanesDirect off) are computed by at where the
 // union u has documents (a bitmap too short for them is an index error, as before) and are 0 elsewhere.
 func (pp *presencePlanes) window(lo uint32, u []uint64) {
-	pp.wok = false
+	pp.wok, pp.flat = false, false
 	if !useSIMDPlanes || lo%64 != 0 {
 		return
 	}
 	nw := len(u)
-	if cap(pp.wones) < nw {
-		pp.wones, pp.wtwos = make([]uint64, nw), make([]uint64, nw)
+	if cap(pp.wones) < max(nw, 1<<10) { // at least 1,024 words: scanFlat indexes them without a bounds check
+		pp.wones, pp.wtwos = make([]uint64, max(nw, 1<<10)), make([]uint64, max(nw, 1<<10))
 	}
 	ones, twos := pp.wones[:nw], pp.wtwos[:nw]
 	g := int(lo / 64)
@@ -147,6 +153,24 @@ func (pp *presencePlanes) window(lo uint32, u []uint64) {
 		}
 	}
 	pp.wok = true
+	if useFlatScan {
+		if cap(pp.foffs) < 64*nw+32 {
+			pp.foffs = make([]uint16, 64*nw+32)
+		}
+		pp.fn, pp.fi, pp.flat = unionOffsets(pp.foffs[:64*nw+32], u), 0, true
+	}
+}
+
+// unionOffsetsScalar is unionOffsets a bit at a time.
+func unionOffsetsScalar(offs []uint16, u []uint64) int {
+	n := 0
+	for wi, x := range u {
+		for ; x != 0; x &= x - 1 {
+			offs[n] = uint16(wi*64 + bits.TrailingZeros64(x))
+			n++
+		}
+	}
+	return n
 }
 
 // planesWindowScalar is planesWindow a word at a time: the planes of the len(ones) words from byte off

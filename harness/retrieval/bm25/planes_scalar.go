@@ -15,3 +15,13 @@ var useSIMDPlanes = false
 func planesWindow(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
 	planesWindowScalar(ones, twos, ptrs, off)
 }
+
+// useFlatScan lets the scan go over the offsets of the window's union documents (unionOffsets, scanFlat)
+// instead of over its words; off without the SIMD build.
+var useFlatScan = false
+
+// unionOffsets writes the offsets of the documents of the union words u, in order, into offs (which
+// has room for 64*len(u)+32) and returns their number: here a bit at a time (unionOffsetsScalar).
+func unionOffsets(offs []uint16, u []uint64) int {
+	return unionOffsetsScalar(offs, u)
+}

@@ -12,6 +12,9 @@ func init() {
 	if useSIMDPlanes { // only where it is on by default: TestPlanesAB turns every switch on but those named
 		planesABFlags["simdplanes"] = &useSIMDPlanes
 	}
+	if useFlatScan {
+		planesABFlags["flatscan"] = &useFlatScan
+	}
 }
 
 // randomBitmaps returns nbm bitmaps of words words each, every one starting at a random byte offset
@@ -89,14 +92,50 @@ func TestPlanesWindowMatchesScalar(t *testing.T) {
 	}
 }
 
+// TestUnionOffsets is the property test of unionOffsets (VPCOMPRESSW in the SIMD build) against
+// unionOffsetsScalar: unions of 0 to 140 words, empty, full, sparse and random words, the slack past the
+// offsets left as it was but for at most 32 entries.
+func TestUnionOffsets(t *testing.T) {
+	r := rand.New(rand.NewSource(31))
+	for trial := 0; trial < 2000; trial++ {
+		u := make([]uint64, r.Intn(141))
+		for i := range u {
+			switch r.Intn(5) {
+			case 0:
+			case 1:
+				u[i] = ^uint64(0)
+			case 2:
+				u[i] = 1 << r.Intn(64)
+			case 3:
+				u[i] = r.Uint64() & r.Uint64() & r.Uint64()
+			default:
+				u[i] = r.Uint64()
+			}
+		}
+		got, want := make([]uint16, 64*len(u)+40), make([]uint16, 64*len(u)+40)
+		for i := range got {
+			got[i], want[i] = 0xbeef, 0xbeef
+		}
+		n, m := unionOffsets(got[:64*len(u)+32], u), unionOffsetsScalar(want, u)
+		if n != m || fmt.Sprint(got[:n]) != fmt.Sprint(want[:m]) {
+			t.Fatalf("trial %d (%d words): %d offsets %v, want %d %v", trial, len(u), n, got[:n], m, want[:m])
+		}
+		for i := 64*len(u) + 32; i < len(got); i++ {
+			if got[i] != 0xbeef {
+				t.Fatalf("trial %d: offset slot %d past the slack written", trial, i)
+			}
+		}
+	}
+}
+
 // TestPresencePlanesWindow checks presencePlanes.window against at per union word: bitmaps that end
 // inside the window (words past them computed by at, and 0 where the union has no document), windows
 // at every word and of every width up to 200 words, the words read through the pointers and
 // bounds-checked (usePlanesDirect off), no bitmaps at all, and a window that does not start at a word
 // (the scan then calls at, wok false). A union document past a bitmap's end is an index error, as at's.
 func TestPresencePlanesWindow(t *testing.T) {
-	defer func(s, d bool) { useSIMDPlanes, usePlanesDirect = s, d }(useSIMDPlanes, usePlanesDirect)
-	useSIMDPlanes = true
+	defer func(s, d, f bool) { useSIMDPlanes, usePlanesDirect, useFlatScan = s, d, f }(useSIMDPlanes, usePlanesDirect, useFlatScan)
+	useSIMDPlanes, useFlatScan = true, true
 	r := rand.New(rand.NewSource(28))
 	for trial := 0; trial < 600; trial++ {
 		usePlanesDirect = trial%5 != 0
@@ -131,6 +170,11 @@ func TestPresencePlanesWindow(t *testing.T) {
 		if !pp.wok {
 			continue
 		}
+		want := make([]uint16, 64*nw)
+		want = want[:unionOffsetsScalar(want, u)]
+		if !pp.flat || pp.fi != 0 || fmt.Sprint(pp.foffs[:pp.fn]) != fmt.Sprint(want) {
+			t.Fatalf("trial %d: union offsets (flat %v, from %d) %v, want %v", trial, pp.flat, pp.fi, pp.foffs[:pp.fn], want)
+		}
 		for i, x := range u {
 			if x == 0 {
 				continue
@@ -160,12 +204,12 @@ func TestPresencePlanesWindow(t *testing.T) {
 }
 
 // TestSIMDPlanesMatchBruteForce runs the batch scorer against the exhaustive one with the window's
-// planes (useSIMDPlanes; in the build without the experiment, planesWindow a word at a time) and without
-// them: random queries of dense and block lists on a corpus whose size is not a multiple of 64, windows
+// planes (useSIMDPlanes; in the build without the experiment, planesWindow a word at a time), scanned
+// over the union's offsets (useFlatScan) or word by word, and without them: random queries of dense and block lists on a corpus whose size is not a multiple of 64, windows
 // of 1, 7, 64, 100, 512 and 8,192 documents (narrower than a word: the scan calls at; not a multiple of
 // 8 words: planesWindow's tail; past the bitmaps' end), k from 1 to above the matches.
 func TestSIMDPlanesMatchBruteForce(t *testing.T) {
-	defer func(s bool, w int) { useSIMDPlanes, windowDocs = s, w }(useSIMDPlanes, windowDocs)
+	defer func(s, f bool, w int) { useSIMDPlanes, useFlatScan, windowDocs = s, f, w }(useSIMDPlanes, useFlatScan, windowDocs)
 	r := rand.New(rand.NewSource(29))
 	const n = 9001
 	docs := randomCorpus(r, n, 300)
@@ -188,8 +232,8 @@ func TestSIMDPlanesMatchBruteForce(t *testing.T) {
 		terms = append(terms, []string{"often", "tail", "w1", "w2"}[r.Intn(4)])
 		query := strings.Join(terms, " ")
 		k := []int{1, 10, 100, 2 * n}[r.Intn(4)]
-		for _, simd := range []bool{true, false} {
-			useSIMDPlanes, windowDocs = simd, []int{1, 7, 64, 100, 512, 8192}[r.Intn(6)]
+		for _, c := range [][2]bool{{true, true}, {true, false}, {false, false}} {
+			useSIMDPlanes, useFlatScan, windowDocs = c[0], c[1], []int{1, 7, 64, 100, 512, 8192}[r.Intn(6)]
 			checkSearch(t, ix, p, query, k)
 		}
 	}
