@@ -25,7 +25,10 @@
 // time over the window (taat.go, scan.go), each document's bound of the non-essential lists comes from
 // how many of their bitmaps have it (planes.go), non-essential block lists are scanned once against the
 // window's candidates (probescan.go), and frequent terms' tf >= 2 bitmaps skip documents whose tf cannot
-// reach the threshold (tfmin.go). Search is exact: its results equal an exhaustive scorer's (BruteForce).
+// reach the threshold (tfmin.go). Built with GOEXPERIMENT=simd on amd64 (planes_simd.go), a window's
+// planes and its union's offsets are computed with AVX-512 before the scan (same results; without the
+// experiment, or on a CPU without AVX-512, the scalar path). Search is exact: its results equal an
+// exhaustive scorer's (BruteForce).
 //
 // It is not a general search engine: there are no phrase queries, no updates after the build and no
 // per-field weights; harness/retrieval/elastic talks to a real Elasticsearch for those.
