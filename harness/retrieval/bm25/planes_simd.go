@@ -49,23 +49,27 @@ func planesWindow(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
 var useFlatScan = useSIMDPlanes && archsimd.X86.AVX512VBMI2()
 
 // unionOffsets writes the offsets of the documents of the union words u, in order, into offs (which
-// has room for 64*len(u)+32) and returns their number: 32 bits a step, the offsets of the step's 32
-// documents compressed by its bits (VPCOMPRESSW) and stored whole (the slack), without a branch on the
-// bits. Call it only when the CPU has AVX-512 VBMI2 (useFlatScan checks).
+// has room for 64*len(u)+32) and returns their number: per nonzero word, two steps of 32 bits, the
+// offsets of a step's 32 documents compressed by its bits (VPCOMPRESSW) and stored whole (the slack),
+// without a branch on the bits. Call it only when the CPU has AVX-512 VBMI2 (useFlatScan checks).
+// Skipping the zero words (a quarter on NQ-open) and offsetting each word's vector from a broadcast of
+// its first document (not from the previous word's vector) made it 1.6x as fast (BenchmarkUnionOffsets,
+// 391 → 245 ns a window of 128 words).
 func unionOffsets(offs []uint16, u []uint64) int {
 	offs = offs[:64*len(u)+32]
 	iota := archsimd.LoadUint16x32(&[32]uint16{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31})
-	step := archsimd.BroadcastUint16x32(32)
-	v := iota
 	n := 0
-	for _, x := range u {
+	for wi, x := range u {
+		if x == 0 {
+			continue
+		}
+		v := iota.Add(archsimd.BroadcastUint16x32(uint16(wi * 64)))
 		lo, hi := uint32(x), uint32(x>>32)
 		v.Compress(archsimd.Mask16x32FromBits(lo)).Store((*[32]uint16)(offs[n : n+32]))
 		n += bits.OnesCount32(lo)
-		v = v.Add(step)
+		v = v.Add(archsimd.BroadcastUint16x32(32))
 		v.Compress(archsimd.Mask16x32FromBits(hi)).Store((*[32]uint16)(offs[n : n+32]))
 		n += bits.OnesCount32(hi)
-		v = v.Add(step)
 	}
 	return n
 }
