@@ -115,7 +115,7 @@ func (sc *batchScratch) scanFlat(norms []uint8, theta float64, nw int) int {
 		acc[off], mask[off] = 0, 0
 		j := n % windowCands
 		tw.sel[j], tw.selA[j], tw.selM[j] = off, a, m
-		w, b := uint(off)/64&(1<<10-1), uint(off)%64                  // wones has 1,024 words at least (window)
+		w, b := uint(off)/64&(1<<10-1), uint(off)%64                  // windows have at most 65,536 documents (1,024 words), wones 1,024 words at least
 		c := b2u(wones[w]&(1<<b) != 0) | b2u(wtwos[w]&(1<<b) != 0)<<1 // bit tests (BTQ): no shift count in CX
 		n += b2u(a*pruneSlack+pp.tab[c&3] >= theta)                   // kept, without a branch
 		if n == windowCands {
