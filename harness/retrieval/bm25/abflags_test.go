@@ -8,7 +8,7 @@ import (
 
 // BM25_AB_OFF (a comma-separated list) turns search features off in the test binary, so that A/B runs of
 // TestSinglePass and TestSearchLoop can compare one binary with itself: fused (useFusedDecode),
-// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), planesdirect (usePlanesDirect), scanregs (useScanRegs), splitblocks (useSplitBlocks), fillslack (useFillSlack), simd (useSIMDDecode). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
+// probescan (useProbeScan), taat (taatMinLists), densetf2 (useDenseTf2), denseones (useDenseOnes), recompute (useBitmapRecompute), planes (usePresencePlanes), planesdirect (usePlanesDirect), scanregs (useScanRegs), splitblocks (useSplitBlocks), fillslack (useFillSlack), simd (useSIMDDecode), simdplanes (useSIMDPlanes), flatscan (useFlatScan). BM25_AB_WINDOW sets windowDocs, BM25_AB_TAATMIN
 // taatMinLists. Beware: a feature's off path in the same binary is not the code without the feature (it
 // may still pay for the feature's branches or tables), so compare with the previous commit's binary too.
 func init() {
@@ -24,7 +24,7 @@ func init() {
 // setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs) and
 // returns a function that turns them back to what they were.
 func setABOff(off string) (restore func()) {
-	f, ps, tm, d2, do, rc, pl, pd, sr, sb, wd, fs, sd := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, useSplitBlocks, windowDocs, useFillSlack, useSIMDDecode
+	f, ps, tm, d2, do, rc, pl, pd, sr, sb, wd, fs, sd, sp, fl := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, useSplitBlocks, windowDocs, useFillSlack, useSIMDDecode, useSIMDPlanes, useFlatScan
 	for _, f := range strings.Split(off, ",") {
 		if v, ok := strings.CutPrefix(f, "window="); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
@@ -56,9 +56,13 @@ func setABOff(off string) (restore func()) {
 			useFillSlack = false
 		case "simd":
 			useSIMDDecode = false
+		case "simdplanes":
+			useSIMDPlanes = false
+		case "flatscan":
+			useFlatScan = false
 		}
 	}
 	return func() {
-		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, useSplitBlocks, windowDocs, useFillSlack, useSIMDDecode = f, ps, tm, d2, do, rc, pl, pd, sr, sb, wd, fs, sd
+		useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, useSplitBlocks, windowDocs, useFillSlack, useSIMDDecode, useSIMDPlanes, useFlatScan = f, ps, tm, d2, do, rc, pl, pd, sr, sb, wd, fs, sd, sp, fl
 	}
 }

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -31,6 +32,14 @@ type presencePlanes struct {
 	ptrs   []unsafe.Pointer // their first bytes (only while every one has nwords words)
 	nwords int              // the words every bitmap of ptrs has (0: none, word reads bms)
 	tab    [4]float64       // the bound by a document's plane bits (ones | twos<<1)
+	wones  []uint64         // window's planes (window, useSIMDPlanes): ones of the window's word i
+	wtwos  []uint64         // and twos
+	wok    bool             // wones and wtwos hold the planes of the current window (set clears it)
+	foffs  []uint16         // useFlatScan: the offsets of the window's union documents, in order (unionOffsets)
+	fn, fi int              // their number, and the next one to scan
+	flat   bool             // foffs holds the current window's union (scanFlat scans it)
+	snorms []uint8          // scanFlat's norms and window words, for flatStop
+	snw    int
 }
 
 // usePlanesDirect lets word read the bitmaps through ptrs; off, through bms with a bounds check each. A
@@ -62,6 +71,7 @@ func (pp *presencePlanes) set(ne []*queryTerm, bound, bias float64) {
 			}
 		}
 	}
+	pp.wok, pp.flat = false, false
 	// Without dense lists every document takes min(bound, blocks) = bound.
 	pp.tab = [4]float64{min(bound, blocks) * bias, min(bound, blocks+top) * bias, bound * bias, bound * bias}
 }
@@ -112,4 +122,68 @@ func (pp *presencePlanes) at(d uint32) (ones, twos uint64) {
 // bound returns the bound for the document at bit b of a word whose planes are ones and twos.
 func (pp *presencePlanes) bound(ones, twos uint64, b uint32) float64 {
 	return pp.tab[(ones>>(b%64)&1|(twos>>(b%64)&1)<<1)&3]
+}
+
+// window computes the planes of a whole window before its scan (query round 27): the nw bitmap words
+// from the one of document lo, into wones and wtwos, with planesWindow (512 bits a step in the SIMD
+// build), and then the scan reads them from there (scanWordsPlanes) instead of calling at per nonzero
+// union word. Only with useSIMDPlanes (off, or lo not at a word's start: the scan calls at as before).
+// The words past nwords (past the end of a bitmap, or usePlanesDirect off) are computed by at where the
+// union u has documents (a bitmap too short for them is an index error, as before) and are 0 elsewhere.
+func (pp *presencePlanes) window(lo uint32, u []uint64) {
+	pp.wok, pp.flat = false, false
+	if !useSIMDPlanes || lo%64 != 0 {
+		return
+	}
+	nw := len(u)
+	if cap(pp.wones) < max(nw, 1<<10) { // at least 1,024 words: scanFlat indexes them without a bounds check
+		pp.wones, pp.wtwos = make([]uint64, max(nw, 1<<10)), make([]uint64, max(nw, 1<<10))
+	}
+	ones, twos := pp.wones[:nw], pp.wtwos[:nw]
+	g := int(lo / 64)
+	n := 0
+	if len(pp.ptrs) > 0 {
+		n = max(0, min(nw, pp.nwords-g))
+		planesWindow(ones[:n], twos[:n], pp.ptrs, uintptr(g)*8)
+	}
+	for i := n; i < nw; i++ {
+		ones[i], twos[i] = 0, 0
+		if u[i] != 0 && len(pp.bms) > 0 {
+			ones[i], twos[i] = pp.at(lo + uint32(i)*64)
+		}
+	}
+	pp.wok = true
+	if useFlatScan {
+		if cap(pp.foffs) < 64*nw+32 {
+			pp.foffs = make([]uint16, 64*nw+32)
+		}
+		pp.fn, pp.fi, pp.flat = unionOffsets(pp.foffs[:64*nw+32], u), 0, true
+	}
+}
+
+// unionOffsetsScalar is unionOffsets a bit at a time.
+func unionOffsetsScalar(offs []uint16, u []uint64) int {
+	n := 0
+	for wi, x := range u {
+		for ; x != 0; x &= x - 1 {
+			offs[n] = uint16(wi*64 + bits.TrailingZeros64(x))
+			n++
+		}
+	}
+	return n
+}
+
+// planesWindowScalar is planesWindow a word at a time: the planes of the len(ones) words from byte off
+// of the bitmaps at ptrs (each has them all).
+func planesWindowScalar(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
+	twos = twos[:len(ones)]
+	for i := range ones {
+		o, t := uint64(0), uint64(0)
+		for _, p := range ptrs {
+			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, off+uintptr(i)*8))[:])
+			t |= o & x
+			o |= x
+		}
+		ones[i], twos[i] = o, t
+	}
 }

@@ -18,6 +18,12 @@ var useScanRegs = true
 // window, at fixed places from sc), the planes of the word are read from the window too, and the
 // documents, norms and numbers of the kept ones are written after the loop (fillKept).
 func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int {
+	if sc.pp.flat {
+		return sc.scanFlat(norms, theta, nw)
+	}
+	if sc.pp.wok {
+		return sc.scanWordsPlanes(norms, theta, nw)
+	}
 	tw := &sc.taat
 	acc := tw.acc
 	mask := tw.mask[:len(acc)] // allocated together, of one length
@@ -51,6 +57,101 @@ func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int 
 	tw.pending = false
 	sc.fillKept(norms, int(n))
 	return int(n)
+}
+
+// scanWordsPlanes is scanWordsRegs with the planes of the window computed before the scan
+// (presencePlanes.window, useSIMDPlanes): each word's planes are read from wones and wtwos, without a
+// call of at per nonzero union word (query round 27).
+func (sc *batchScratch) scanWordsPlanes(norms []uint8, theta float64, nw int) int {
+	tw := &sc.taat
+	acc := tw.acc
+	mask := tw.mask[:len(acc)] // allocated together, of one length
+	u := tw.union[:nw]
+	n := uint(0)
+	for wi := tw.wi; wi < nw; wi++ {
+		x := u[wi]
+		if x == 0 {
+			continue
+		}
+		tw.ones, tw.twos = sc.pp.wones[wi], sc.pp.wtwos[wi] // in the window, not in registers (as scanWordsRegs)
+		base := wi * 64
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			off := base + b
+			a, m := acc[off], mask[off]
+			acc[off], mask[off] = 0, 0
+			j := n % windowCands
+			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
+			n += b2u(a*pruneSlack+sc.pp.bound(tw.ones, tw.twos, uint32(b)) >= theta) // kept, without a branch
+			if n == windowCands {
+				u[wi], tw.wi = x, wi
+				tw.pending = x != 0 || wi < nw-1
+				sc.fillKept(norms, int(n))
+				return int(n)
+			}
+		}
+		u[wi] = 0
+	}
+	tw.pending = false
+	sc.fillKept(norms, int(n))
+	return int(n)
+}
+
+// scanFlat is scanWordsPlanes over the offsets of the window's union documents (presencePlanes.window
+// wrote them, useFlatScan): one loop over the documents, without the loop per union word whose exits
+// (after one to a few documents) mispredict. Its calls hand out the same candidates as scanWordsPlanes;
+// the union is cleared when the window is done.
+func (sc *batchScratch) scanFlat(norms []uint8, theta float64, nw int) int {
+	tw, pp := &sc.taat, &sc.pp
+	pp.snorms, pp.snw = norms, nw // for flatStop: not live in the loop's registers
+	acc := tw.acc
+	mask := tw.mask[:len(acc)] // allocated together, of one length
+	wones, wtwos := (*[1 << 10]uint64)(pp.wones), (*[1 << 10]uint64)(pp.wtwos)
+	offs := pp.foffs[pp.fi:pp.fn]
+	n := uint(0)
+	for i, off := range offs {
+		a, m := acc[off], mask[off]
+		acc[off], mask[off] = 0, 0
+		j := n % windowCands
+		tw.sel[j], tw.selA[j], tw.selM[j] = off, a, m
+		w, b := uint(off)/64&(1<<10-1), uint(off)%64                  // windows have at most 65,536 documents (1,024 words), wones 1,024 words at least
+		c := b2u(wones[w]&(1<<b) != 0) | b2u(wtwos[w]&(1<<b) != 0)<<1 // bit tests (BTQ): no shift count in CX
+		n += b2u(a*pruneSlack+pp.tab[c&3] >= theta)                   // kept, without a branch
+		if n == windowCands {
+			return sc.flatStop(i)
+		}
+	}
+	return sc.flatDone(int(n))
+}
+
+// flatDone ends scanFlat's last call for the window, with n candidates.
+//
+//go:noinline
+func (sc *batchScratch) flatDone(n int) int {
+	tw, pp := &sc.taat, &sc.pp
+	pp.fi = pp.fn
+	clear(tw.union[:pp.snw])
+	tw.pending = false
+	sc.fillKept(pp.snorms, n)
+	return n
+}
+
+// flatStop ends a call of scanFlat at windowCands candidates, the i-th offset from pp.fi the last one
+// scanned.
+//
+//go:noinline
+func (sc *batchScratch) flatStop(i int) int {
+	tw, pp := &sc.taat, &sc.pp
+	pp.fi += i + 1
+	w, nw := uint(pp.foffs[pp.fi-1])/64, pp.snw
+	// as scanWordsPlanes: pending while the word has documents left or is not the last
+	tw.pending = pp.fi < pp.fn && uint(pp.foffs[pp.fi])/64 == w || int(w) < nw-1
+	if !tw.pending {
+		clear(tw.union[:nw])
+	}
+	sc.fillKept(pp.snorms, windowCands)
+	return windowCands
 }
 
 // fillKept writes the first n candidates from the offsets, sums and masks that scanWordsRegs kept.

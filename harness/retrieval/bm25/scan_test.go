@@ -132,7 +132,9 @@ type capturedWindow struct {
 	theta float64
 }
 
-// TestScanReal (with BM25_SCANREAL=N set) times the scans (scanWords, words; scanWordsRegs, regs) of
+// TestScanReal (with BM25_SCANREAL=N set) times the scans (scanWords, words; scanWordsRegs, regs;
+// the window's planes computed first by presencePlanes.window and scanWordsPlanes, planes; and over the
+// union's offsets, scanFlat, flat) of
 // the windows of real searches (BM25_QPROF_INDEX and BM25_QPROF_QUERIES,
 // 300 queries), captured once and replayed, N rounds of the variants alternated: per document, the
 // loading of the windows included (load alone, to subtract).
@@ -149,6 +151,7 @@ func TestScanReal(t *testing.T) {
 		w := capturedWindow{lo: tw.lo, union: append([]uint64(nil), tw.union[:nw]...), theta: theta}
 		w.pp = sc.pp // its slices are the scratch's, reused by the next window: copied
 		w.pp.bms, w.pp.ptrs = slices.Clone(sc.pp.bms), slices.Clone(sc.pp.ptrs)
+		w.pp.wones, w.pp.wtwos, w.pp.wok, w.pp.foffs, w.pp.flat = nil, nil, false, nil, false // planes computes them in the replay
 		for wi, x := range w.union {
 			for ; x != 0; x &= x - 1 {
 				off := wi*64 + bits.TrailingZeros64(x)
@@ -177,10 +180,14 @@ func TestScanReal(t *testing.T) {
 	norms := ix.norms
 	for r := range rounds {
 		for _, c := range []struct {
-			name       string
-			scan, regs bool
-		}{{"load", false, false}, {"words", true, false}, {"regs", true, true}} {
+			name                     string
+			scan, regs, planes, flat bool
+		}{{"load", false, false, false, false}, {"words", true, false, false, false}, {"regs", true, true, false, false}, {"planes", true, true, true, false}, {"flat", true, true, true, true}} {
 			res := testing.Benchmark(func(b *testing.B) {
+				defer func(v, f bool) { useSIMDPlanes, useFlatScan = v, f }(useSIMDPlanes, useFlatScan)
+				useSIMDPlanes, useFlatScan = true, c.flat // planesWindow and unionOffsets: SIMD in the SIMD build, scalar without it
+				var foffs []uint16
+				var wones, wtwos []uint64
 				kept := 0
 				for i := 0; i < b.N; i++ {
 					w := &wins[i%len(wins)]
@@ -190,6 +197,11 @@ func TestScanReal(t *testing.T) {
 					}
 					tw.lo, tw.wi, tw.pending = w.lo, 0, true
 					sc.pp = w.pp
+					sc.pp.wones, sc.pp.wtwos, sc.pp.foffs = wones, wtwos, foffs
+					if c.planes {
+						sc.pp.window(w.lo, tw.union[:nw])
+						wones, wtwos, foffs = sc.pp.wones, sc.pp.wtwos, sc.pp.foffs
+					}
 					if !c.scan {
 						clear(tw.union)
 						for _, off := range w.offs {
@@ -216,6 +228,8 @@ func TestScanReal(t *testing.T) {
 // candidates (documents, sums, norms, masks, numbers) in the same calls, and the window cleared, for
 // sparse and dense unions (up to all 4,096 documents, so that a window hands its candidates out over
 // several calls) and widths that are not a multiple of 64. A bound 10% low in scanWordsRegs fails it.
+// scanWordsRegs runs also with the window's planes computed first (useSIMDPlanes: scanWordsPlanes), and
+// over the union's offsets (useFlatScan: scanFlat).
 func TestScanRegsMatchesScanWords(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for trial := 0; trial < 300; trial++ {
@@ -230,9 +244,15 @@ func TestScanRegsMatchesScanWords(t *testing.T) {
 			alive []uint16
 			mask  []uint16
 		}
-		run := func(regs bool) []call {
+		run := func(regs, planes, flat bool) []call {
+			defer func(v, f bool) { useSIMDPlanes, useFlatScan = v, f }(useSIMDPlanes, useFlatScan)
+			useSIMDPlanes, useFlatScan = planes, flat
 			sb.load(0)
 			sc, tw := sb.sc, &sb.sc.taat
+			sc.pp.window(tw.lo, tw.union[:(width+63)/64]) // as gatherTAAT: the window's planes with useSIMDPlanes
+			if sc.pp.wok != planes || sc.pp.flat != (planes && flat) {
+				t.Fatalf("trial %d: window's planes %v, offsets %v, want %v, %v", trial, sc.pp.wok, sc.pp.flat, planes, flat)
+			}
 			for j := range tw.mask {
 				if tw.mask[j] != 0 {
 					tw.mask[j] = uint16(j)&7 + 1 // masks that differ between documents
@@ -254,9 +274,11 @@ func TestScanRegsMatchesScanWords(t *testing.T) {
 			}
 			return calls
 		}
-		want, got := run(false), run(true)
-		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("trial %d (width %d, density %v, theta %v): scanWordsRegs\n%v\nscanWords\n%v", trial, width, p, sb.theta, got, want)
+		want := run(false, false, false)
+		for _, c := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+			if got := run(true, c[0], c[1]); len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("trial %d (width %d, density %v, theta %v): scanWordsRegs (window's planes %v, flat %v)\n%v\nscanWords\n%v", trial, width, p, sb.theta, c[0], c[1], got, want)
+			}
 		}
 	}
 }

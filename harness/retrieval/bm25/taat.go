@@ -110,6 +110,7 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 		}
 		tw.lo, tw.wi = d, 0
 		sc.pp.set(qts[:ess], bound, taatBoundBias)
+		sc.pp.window(d, tw.union[:nw]) // the planes of the whole window (only with useSIMDPlanes)
 		if scanCapture != nil {
 			scanCapture(sc, nw, theta)
 		}
