@@ -779,6 +779,7 @@ func indexBench(c *cli.Context) error {
 	fmt.Fprintf(w, "index size  %.1f MB = %.2f x the corpus file (inverted index alone %.1f MB = %.2f x; stored text %.1f MB)\n",
 		float64(size)/1e6, float64(size)/float64(st.Size()), float64(postings)/1e6, float64(postings)/float64(st.Size()), float64(m.Files["docs.bin"].Size)/1e6)
 	fmt.Fprintf(w, "terms       %d, postings %d, avgdl %.1f\n", m.Terms, m.Postings, m.AvgDL())
+	fmt.Fprintf(w, "kernels     %s\n", bm25.Kernels())
 
 	ix, err := bm25.OpenWith(ixDir, bm25.OpenOptions{SkipChecksums: c.Bool("skip-checksums"), HugePostings: c.Bool("huge-postings")})
 	if err != nil {

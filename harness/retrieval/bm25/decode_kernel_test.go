@@ -26,6 +26,9 @@ func refBits(src []byte, bit int, b uint) uint32 {
 // with 3 for 7, each lane's bytes gathered one byte late, the target's hit one posting early, a full store
 // on the partial last step, narrow cutting up to 26 bits, a wrong fill shift on the wide path.
 func TestUnpackKernels(t *testing.T) {
+	if !decodeKernelsRun {
+		t.Skip("this CPU lacks AVX-512 VBMI/VBMI2")
+	}
 	rng := rand.New(rand.NewSource(28))
 	for b := uint(0); b <= 32; b++ {
 		for _, fill := range []string{"random", "ones", "zeros"} {
@@ -114,6 +117,9 @@ func TestUnpackKernels(t *testing.T) {
 // passes data up to its capacity) the kernels do not refuse: otherwise the simd build would silently run
 // the scalar loops and its figures would measure nothing.
 func TestUnpackKernelsRoomy(t *testing.T) {
+	if !decodeKernelsRun {
+		t.Skip("this CPU lacks AVX-512 VBMI/VBMI2")
+	}
 	buf := make([]byte, 1024)
 	docs := make([]uint32, blockSize)
 	for b := uint(1); b <= 32; b++ {

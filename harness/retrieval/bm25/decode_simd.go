@@ -11,6 +11,9 @@ import (
 // byte permutes, VBMI2 for the funnel shifts); without it decode and addBlocks keep the scalar loops.
 var simdDecodeOK = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI() && archsimd.X86.AVX512VBMI2()
 
+// simdBuild says whether this binary was built with the simd experiment on amd64 (Kernels).
+const simdBuild = true
+
 var (
 	lanes16 = [16]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	// Index vectors of ConcatPermute(zero, v) that move v up by 1, 2, 4 and 8 lanes, zeros below.

@@ -20,6 +20,10 @@ func planesWindow(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
 // instead of over its words; off without the SIMD build.
 var useFlatScan = false
 
+// planesKernelRuns and flatKernelRuns say whether planesWindow and unionOffsets can run here: the
+// scalar versions run anywhere.
+const planesKernelRuns, flatKernelRuns = true, true
+
 // unionOffsets writes the offsets of the documents of the union words u, in order, into offs (which
 // has room for 64*len(u)+32) and returns their number: here a bit at a time (unionOffsetsScalar).
 func unionOffsets(offs []uint16, u []uint64) int {

@@ -12,7 +12,14 @@ import (
 // (presencePlanes.window), eight bitmap words a step (planesWindow). On when the CPU has AVX-512
 // (F, CD, BW, DQ, VL); off (a CPU without it, or BM25_AB_OFF=simdplanes in a test binary), the scan
 // calls at per nonzero union word, the code of the build without the experiment.
-var useSIMDPlanes = archsimd.X86.AVX512()
+var useSIMDPlanes = planesKernelRuns
+
+// planesKernelRuns and flatKernelRuns say whether planesWindow and unionOffsets can run on this CPU
+// (tests force the switches on only where they can).
+var (
+	planesKernelRuns = archsimd.X86.AVX512()
+	flatKernelRuns   = planesKernelRuns && archsimd.X86.AVX512VBMI2()
+)
 
 // planesWindow computes the planes of the len(ones) bitmap words from byte off of the bitmaps at ptrs
 // (each has them all): eight words (512 bits) a load and carry-save step, the rest a word at a time.
@@ -46,7 +53,7 @@ func planesWindow(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
 // useFlatScan lets the scan go over the offsets of the window's union documents (unionOffsets, scanFlat)
 // instead of over its words. On when the CPU has AVX-512 VBMI2 (VPCOMPRESSW); off
 // (BM25_AB_OFF=flatscan), the scan goes word by word (scanWordsPlanes).
-var useFlatScan = useSIMDPlanes && archsimd.X86.AVX512VBMI2()
+var useFlatScan = flatKernelRuns
 
 // unionOffsets writes the offsets of the documents of the union words u, in order, into offs (which
 // has room for 64*len(u)+32) and returns their number: per nonzero word, two steps of 32 bits, the

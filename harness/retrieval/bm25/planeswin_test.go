@@ -46,6 +46,9 @@ func randomBitmaps(r *rand.Rand, nbm, words int) ([][]byte, []unsafe.Pointer) {
 // and random. Output slices longer than the window (whose extra words must stay as they were) catch a
 // write past the window.
 func TestPlanesWindowMatchesScalar(t *testing.T) {
+	if !planesKernelRuns {
+		t.Skip("this CPU lacks AVX-512")
+	}
 	r := rand.New(rand.NewSource(27))
 	for trial := 0; trial < 3000; trial++ {
 		nbm := r.Intn(10)
@@ -96,6 +99,9 @@ func TestPlanesWindowMatchesScalar(t *testing.T) {
 // unionOffsetsScalar: unions of 0 to 140 words, empty, full, sparse and random words, the slack past the
 // offsets left as it was but for at most 32 entries.
 func TestUnionOffsets(t *testing.T) {
+	if !flatKernelRuns {
+		t.Skip("this CPU lacks AVX-512 VBMI2")
+	}
 	r := rand.New(rand.NewSource(31))
 	for trial := 0; trial < 2000; trial++ {
 		u := make([]uint64, r.Intn(141))
@@ -135,7 +141,7 @@ func TestUnionOffsets(t *testing.T) {
 // (the scan then calls at, wok false). A union document past a bitmap's end is an index error, as at's.
 func TestPresencePlanesWindow(t *testing.T) {
 	defer func(s, d, f bool) { useSIMDPlanes, usePlanesDirect, useFlatScan = s, d, f }(useSIMDPlanes, usePlanesDirect, useFlatScan)
-	useSIMDPlanes, useFlatScan = true, true
+	useSIMDPlanes, useFlatScan = planesKernelRuns, flatKernelRuns
 	r := rand.New(rand.NewSource(28))
 	for trial := 0; trial < 600; trial++ {
 		usePlanesDirect = trial%5 != 0
@@ -233,7 +239,7 @@ func TestSIMDPlanesMatchBruteForce(t *testing.T) {
 		query := strings.Join(terms, " ")
 		k := []int{1, 10, 100, 2 * n}[r.Intn(4)]
 		for _, c := range [][2]bool{{true, true}, {true, false}, {false, false}} {
-			useSIMDPlanes, useFlatScan, windowDocs = c[0], c[1], []int{1, 7, 64, 100, 512, 8192}[r.Intn(6)]
+			useSIMDPlanes, useFlatScan, windowDocs = c[0] && planesKernelRuns, c[1] && flatKernelRuns, []int{1, 7, 64, 100, 512, 8192}[r.Intn(6)]
 			checkSearch(t, ix, p, query, k)
 		}
 	}

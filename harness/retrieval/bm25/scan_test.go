@@ -185,7 +185,7 @@ func TestScanReal(t *testing.T) {
 		}{{"load", false, false, false, false}, {"words", true, false, false, false}, {"regs", true, true, false, false}, {"planes", true, true, true, false}, {"flat", true, true, true, true}} {
 			res := testing.Benchmark(func(b *testing.B) {
 				defer func(v, f bool) { useSIMDPlanes, useFlatScan = v, f }(useSIMDPlanes, useFlatScan)
-				useSIMDPlanes, useFlatScan = true, c.flat // planesWindow and unionOffsets: SIMD in the SIMD build, scalar without it
+				useSIMDPlanes, useFlatScan = planesKernelRuns, c.flat && flatKernelRuns // planesWindow and unionOffsets: SIMD in the SIMD build, scalar without it
 				var foffs []uint16
 				var wones, wtwos []uint64
 				kept := 0
@@ -246,7 +246,7 @@ func TestScanRegsMatchesScanWords(t *testing.T) {
 		}
 		run := func(regs, planes, flat bool) []call {
 			defer func(v, f bool) { useSIMDPlanes, useFlatScan = v, f }(useSIMDPlanes, useFlatScan)
-			useSIMDPlanes, useFlatScan = planes, flat
+			useSIMDPlanes, useFlatScan = planes && planesKernelRuns, flat && flatKernelRuns
 			sb.load(0)
 			sc, tw := sb.sc, &sb.sc.taat
 			sc.pp.window(tw.lo, tw.union[:(width+63)/64]) // as gatherTAAT: the window's planes with useSIMDPlanes
