@@ -9,6 +9,9 @@ const simdDecodeOK = false
 // simdBuild says whether this binary was built with the simd experiment on amd64 (Kernels).
 const simdBuild = false
 
+// decodeKernelsRun says whether the unpacking kernels can run here: the scalar versions run anywhere.
+const decodeKernelsRun = true
+
 // unpackGaps decodes n (> 0) document gaps of width b (at most 32 bits) bit-packed from bit bit of src
 // into dst (at least n long) as documents, base plus the running sum, and returns the last. The scalar
 // version of the AVX-512 kernel (decode_simd.go), for its tests: it never fails (ok is true).

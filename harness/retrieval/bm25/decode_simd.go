@@ -14,6 +14,9 @@ var simdDecodeOK = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI() && archsim
 // simdBuild says whether this binary was built with the simd experiment on amd64 (Kernels).
 const simdBuild = true
 
+// decodeKernelsRun says whether the unpacking kernels can run on this CPU (their tests skip otherwise).
+var decodeKernelsRun = simdDecodeOK
+
 var (
 	lanes16 = [16]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	// Index vectors of ConcatPermute(zero, v) that move v up by 1, 2, 4 and 8 lanes, zeros below.
