@@ -21,11 +21,16 @@ func init() {
 	setABOff(os.Getenv("BM25_AB_OFF"))
 }
 
-// setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs) and
+// setABOff turns off the features named in off (BM25_AB_OFF's syntax, plus window=N for windowDocs and taatmin=N for taatMinLists) and
 // returns a function that turns them back to what they were.
 func setABOff(off string) (restore func()) {
 	f, ps, tm, d2, do, rc, pl, pd, sr, sb, wd, fs, sd, sp, fl := useFusedDecode, useProbeScan, taatMinLists, useDenseTf2, useDenseOnes, useBitmapRecompute, usePresencePlanes, usePlanesDirect, useScanRegs, useSplitBlocks, windowDocs, useFillSlack, useSIMDDecode, useSIMDPlanes, useFlatScan
 	for _, f := range strings.Split(off, ",") {
+		if v, ok := strings.CutPrefix(f, "taatmin="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				taatMinLists = n
+			}
+		}
 		if v, ok := strings.CutPrefix(f, "window="); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 {
 				windowDocs = n
