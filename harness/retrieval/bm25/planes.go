@@ -126,7 +126,7 @@ func (pp *presencePlanes) bound(ones, twos uint64, b uint32) float64 {
 
 // window computes the planes of a whole window before its scan (query round 27): the nw bitmap words
 // from the one of document lo, into wones and wtwos, with planesWindow (512 bits a step in the SIMD
-// build), and then the scan reads them from there (scanWordsPlanes) instead of calling at per nonzero
+// build), and then the scan reads them from there (scanWordsRegs) instead of calling at per nonzero
 // union word. Only with useSIMDPlanes (off, or lo not at a word's start: the scan calls at as before).
 // The words past nwords (past the end of a bitmap, or usePlanesDirect off) are computed by at where the
 // union u has documents (a bitmap too short for them is an index error, as before) and are 0 elsewhere.

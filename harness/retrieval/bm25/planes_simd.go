@@ -52,7 +52,7 @@ func planesWindow(ones, twos []uint64, ptrs []unsafe.Pointer, off uintptr) {
 
 // useFlatScan lets the scan go over the offsets of the window's union documents (unionOffsets, scanFlat)
 // instead of over its words. On when the CPU has AVX-512 VBMI2 (VPCOMPRESSW); off
-// (BM25_AB_OFF=flatscan), the scan goes word by word (scanWordsPlanes).
+// (BM25_AB_OFF=flatscan), the scan goes word by word (scanWordsRegs).
 var useFlatScan = flatKernelRuns
 
 // unionOffsets writes the offsets of the documents of the union words u, in order, into offs (which

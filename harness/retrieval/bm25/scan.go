@@ -21,9 +21,6 @@ func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int 
 	if sc.pp.flat {
 		return sc.scanFlat(norms, theta, nw)
 	}
-	if sc.pp.wok {
-		return sc.scanWordsPlanes(norms, theta, nw)
-	}
 	tw := &sc.taat
 	acc := tw.acc
 	mask := tw.mask[:len(acc)] // allocated together, of one length
@@ -34,7 +31,11 @@ func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int 
 		if x == 0 {
 			continue
 		}
-		tw.ones, tw.twos = sc.pp.at(tw.lo + uint32(wi)*64)
+		if sc.pp.wok { // the window's planes were computed before the scan (useSIMDPlanes, query round 27)
+			tw.ones, tw.twos = sc.pp.wones[wi], sc.pp.wtwos[wi]
+		} else {
+			tw.ones, tw.twos = sc.pp.at(tw.lo + uint32(wi)*64)
+		}
 		base := wi * 64
 		for x != 0 {
 			b := bits.TrailingZeros64(x)
@@ -59,48 +60,9 @@ func (sc *batchScratch) scanWordsRegs(norms []uint8, theta float64, nw int) int 
 	return int(n)
 }
 
-// scanWordsPlanes is scanWordsRegs with the planes of the window computed before the scan
-// (presencePlanes.window, useSIMDPlanes): each word's planes are read from wones and wtwos, without a
-// call of at per nonzero union word (query round 27).
-func (sc *batchScratch) scanWordsPlanes(norms []uint8, theta float64, nw int) int {
-	tw := &sc.taat
-	acc := tw.acc
-	mask := tw.mask[:len(acc)] // allocated together, of one length
-	u := tw.union[:nw]
-	n := uint(0)
-	for wi := tw.wi; wi < nw; wi++ {
-		x := u[wi]
-		if x == 0 {
-			continue
-		}
-		tw.ones, tw.twos = sc.pp.wones[wi], sc.pp.wtwos[wi] // in the window, not in registers (as scanWordsRegs)
-		base := wi * 64
-		for x != 0 {
-			b := bits.TrailingZeros64(x)
-			x &= x - 1
-			off := base + b
-			a, m := acc[off], mask[off]
-			acc[off], mask[off] = 0, 0
-			j := n % windowCands
-			tw.sel[j], tw.selA[j], tw.selM[j] = uint16(off), a, m
-			n += b2u(a*pruneSlack+sc.pp.bound(tw.ones, tw.twos, uint32(b)) >= theta) // kept, without a branch
-			if n == windowCands {
-				u[wi], tw.wi = x, wi
-				tw.pending = x != 0 || wi < nw-1
-				sc.fillKept(norms, int(n))
-				return int(n)
-			}
-		}
-		u[wi] = 0
-	}
-	tw.pending = false
-	sc.fillKept(norms, int(n))
-	return int(n)
-}
-
-// scanFlat is scanWordsPlanes over the offsets of the window's union documents (presencePlanes.window
+// scanFlat is scanWordsRegs over the offsets of the window's union documents (presencePlanes.window
 // wrote them, useFlatScan): one loop over the documents, without the loop per union word whose exits
-// (after one to a few documents) mispredict. Its calls hand out the same candidates as scanWordsPlanes;
+// (after one to a few documents) mispredict. Its calls hand out the same candidates as scanWordsRegs;
 // the union is cleared when the window is done.
 func (sc *batchScratch) scanFlat(norms []uint8, theta float64, nw int) int {
 	tw, pp := &sc.taat, &sc.pp
@@ -145,7 +107,7 @@ func (sc *batchScratch) flatStop(i int) int {
 	tw, pp := &sc.taat, &sc.pp
 	pp.fi += i + 1
 	w, nw := uint(pp.foffs[pp.fi-1])/64, pp.snw
-	// as scanWordsPlanes: pending while the word has documents left or is not the last
+	// as scanWordsRegs: pending while the word has documents left or is not the last
 	tw.pending = pp.fi < pp.fn && uint(pp.foffs[pp.fi])/64 == w || int(w) < nw-1
 	if !tw.pending {
 		clear(tw.union[:nw])

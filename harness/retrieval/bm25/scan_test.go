@@ -133,7 +133,7 @@ type capturedWindow struct {
 }
 
 // TestScanReal (with BM25_SCANREAL=N set) times the scans (scanWords, words; scanWordsRegs, regs;
-// the window's planes computed first by presencePlanes.window and scanWordsPlanes, planes; and over the
+// the window's planes computed first by presencePlanes.window and read by scanWordsRegs, planes; and over the
 // union's offsets, scanFlat, flat) of
 // the windows of real searches (BM25_QPROF_INDEX and BM25_QPROF_QUERIES,
 // 300 queries), captured once and replayed, N rounds of the variants alternated: per document, the
@@ -228,7 +228,7 @@ func TestScanReal(t *testing.T) {
 // candidates (documents, sums, norms, masks, numbers) in the same calls, and the window cleared, for
 // sparse and dense unions (up to all 4,096 documents, so that a window hands its candidates out over
 // several calls) and widths that are not a multiple of 64. A bound 10% low in scanWordsRegs fails it.
-// scanWordsRegs runs also with the window's planes computed first (useSIMDPlanes: scanWordsPlanes), and
+// scanWordsRegs runs also with the window's planes computed first (useSIMDPlanes: read from the arrays), and
 // over the union's offsets (useFlatScan: scanFlat).
 func TestScanRegsMatchesScanWords(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
