@@ -40,12 +40,7 @@ func tfFloorOthers(qts []*queryTerm, npos int) []float64 {
 		return nil
 	}
 	var tmBuf [16]float64
-	termMax := tmBuf[:0]
-	if npos <= len(tmBuf) {
-		termMax = tmBuf[:npos]
-	} else {
-		termMax = make([]float64, npos)
-	}
+	termMax := zeroed(&tmBuf, npos)
 	for _, q := range qts {
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
 	}

@@ -819,17 +819,20 @@ func sortByBound(qts []*queryTerm) (prefix []float64, npos int) {
 	return prefix, npos
 }
 
+// zeroed returns n zeros: buf's first n when it has them (a caller's stack array), else a new slice.
+func zeroed(buf *[16]float64, n int) []float64 {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]float64, n)
+}
+
 // setPrefix sets prefix[i] to the bound of what the lists qts[:i] can add to a document together: per
 // query position (term) the largest bound among its lists there (a document is in at most one list of a
 // term), summed. npos is one more than the largest position.
 func setPrefix(qts []*queryTerm, prefix []float64, npos int) {
 	var tmBuf [16]float64
-	termMax := tmBuf[:0]
-	if npos <= len(tmBuf) {
-		termMax = tmBuf[:npos]
-	} else {
-		termMax = make([]float64, npos)
-	}
+	termMax := zeroed(&tmBuf, npos)
 	for i, q := range qts {
 		prefix[i+1] = prefix[i] + max(0, q.ub-termMax[q.pos])
 		termMax[q.pos] = max(termMax[q.pos], q.ub)
