@@ -16,14 +16,8 @@ const decodeKernelsRun = true
 // into dst (at least n long) as documents, base plus the running sum, and returns the last. The scalar
 // version of the AVX-512 kernel (decode_simd.go), for its tests: it never fails (ok is true).
 func unpackGaps(src []byte, bit int, b uint, n int, base uint32, dst []uint32) (last uint32, ok bool) {
-	mask := uint64(1)<<b - 1
-	d := base
-	for j := range dst[:n] {
-		d += uint32(load64(src, bit>>3) >> (bit & 7) & mask)
-		dst[j] = d
-		bit += int(b)
-	}
-	return d, true
+	k, ok := unpackGapsUntil(src, bit, b, n, base, noDoc, dst)
+	return dst[k-1], ok
 }
 
 // unpackGapsUntil is unpackGaps that stops at the first document at or after target: it returns how
@@ -36,7 +30,7 @@ func unpackGapsUntil(src []byte, bit int, b uint, n int, base, target uint32, ds
 		d += uint32(load64(src, bit>>3) >> (bit & 7) & mask)
 		dst[j] = d
 		bit += int(b)
-		if d >= target {
+		if target != noDoc && d >= target { // noDoc: decode all n, as the AVX-512 kernel
 			return j + 1, true
 		}
 	}
