@@ -1,0 +1,249 @@
+package reports
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/methods"
+)
+
+// OfflineReader is the generator label of the offline reader. Its numbers are never compared with
+// a paper's model.
+const OfflineReader = "offline reader (no LLM)"
+
+// Run is one loaded run directory.
+type Run struct {
+	// Name is the directory's base name; Dir its path.
+	Name, Dir string
+	// Generator is the generator label (see the package doc for where it is read).
+	Generator string
+	// Cells are the run's cells, sorted by dataset, then cell name.
+	Cells []*Cell
+	// Warnings are counted problems that did not stop loading.
+	Warnings []string
+}
+
+// Cell is the records of one plan cell on one dataset.
+type Cell struct {
+	// Run is the run's name; Dataset the dataset directory; Name the cell ("quco[tau_cooc=5]").
+	Run, Dataset, Name string
+	// Method is the method part of the cell name; Settings the bracketed key=value settings.
+	Method   string
+	Settings map[string]string
+	// Generator is the run's generator label.
+	Generator string
+	// Records in file order; Timings by record id.
+	Records []methods.Record
+	Timings map[string]methods.Timing
+}
+
+// ParseCell splits a cell name "method[k1=v1,k2=v2]" into the method and its settings.
+func ParseCell(name string) (method string, settings map[string]string) {
+	settings = map[string]string{}
+	i := strings.IndexByte(name, '[')
+	if i < 0 || !strings.HasSuffix(name, "]") {
+		return name, settings
+	}
+	method = name[:i]
+	for _, kv := range strings.Split(name[i+1:len(name)-1], ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			k, v = kv, ""
+		}
+		if k = strings.TrimSpace(k); k != "" {
+			settings[k] = strings.TrimSpace(v)
+		}
+	}
+	return method, settings
+}
+
+// LoadRun reads the run directory dir.
+func LoadRun(ctx context.Context, dir string) (*Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("run %s: not a directory", dir)
+	}
+	r := &Run{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
+	r.Generator, err = configGenerator(filepath.Join(dir, "config.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
+	gens := map[string]int{}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "plots" || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		ds := e.Name()
+		files, err := filepath.Glob(filepath.Join(dir, ds, "*.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			if strings.HasSuffix(f, ".timings.jsonl") {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c, warn, err := loadCell(f, ds)
+			if err != nil {
+				return nil, err
+			}
+			c.Run = r.Name
+			r.Warnings = append(r.Warnings, warn...)
+			for _, rec := range c.Records {
+				if rec.Generator != "" {
+					gens[rec.Generator]++
+				}
+			}
+			r.Cells = append(r.Cells, c)
+		}
+	}
+	if len(r.Cells) == 0 {
+		return nil, fmt.Errorf("run %s: no records (want DATASET/CELL.jsonl files)", dir)
+	}
+	if r.Generator == "" {
+		best := ""
+		for g, n := range gens {
+			if best == "" || n > gens[best] || (n == gens[best] && g < best) {
+				best = g
+			}
+		}
+		r.Generator = best
+	}
+	if r.Generator == "" {
+		r.Generator = "unknown generator"
+		r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: no generator label in config.yaml or records", dir))
+	}
+	for _, c := range r.Cells {
+		c.Generator = r.Generator
+	}
+	sort.Slice(r.Cells, func(i, j int) bool {
+		if r.Cells[i].Dataset != r.Cells[j].Dataset {
+			return r.Cells[i].Dataset < r.Cells[j].Dataset
+		}
+		return r.Cells[i].Name < r.Cells[j].Name
+	})
+	return r, nil
+}
+
+// configGenerator reads the generator label from a resolved config, if the file exists.
+func configGenerator(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("parse %s: %w", path, err)
+	}
+	for _, p := range [][2]string{{"generator", "label"}, {"generator", "name"}, {"generator", "model"}, {"llm", "label"}, {"llm", "model"}} {
+		sub, _ := cfg[p[0]].(map[string]any)
+		if s, ok := sub[p[1]].(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s), nil
+		}
+	}
+	return "", nil
+}
+
+func loadCell(path, dataset string) (*Cell, []string, error) {
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	c := &Cell{Dataset: dataset, Name: base, Timings: map[string]methods.Timing{}}
+	var warns []string
+	seen := map[string]int{}
+	err := eachLine(path, func(line int, b []byte) error {
+		var rec methods.Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if rec.ID == "" {
+			return fmt.Errorf("%s:%d: record without an id", path, line)
+		}
+		if prev, dup := seen[rec.ID]; dup {
+			return fmt.Errorf("%s:%d: id %q repeats line %d", path, line, rec.ID, prev)
+		}
+		seen[rec.ID] = line
+		if rec.Cell != "" && len(c.Records) == 0 {
+			c.Name = rec.Cell
+		} else if rec.Cell != "" && rec.Cell != c.Name {
+			return fmt.Errorf("%s:%d: cell %q, earlier lines say %q", path, line, rec.Cell, c.Name)
+		}
+		c.Records = append(c.Records, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Method, c.Settings = ParseCell(c.Name)
+	if len(c.Records) > 0 && c.Records[0].Method != "" {
+		c.Method = c.Records[0].Method
+	}
+	tpath := strings.TrimSuffix(path, ".jsonl") + ".timings.jsonl"
+	if _, err := os.Stat(tpath); err == nil {
+		orphans := 0
+		err := eachLine(tpath, func(line int, b []byte) error {
+			var t methods.Timing
+			if err := json.Unmarshal(b, &t); err != nil {
+				return fmt.Errorf("%s:%d: %w", tpath, line, err)
+			}
+			if _, ok := seen[t.ID]; !ok {
+				orphans++
+				return nil
+			}
+			c.Timings[t.ID] = t // a resumed run may time a question twice: the last line wins
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if orphans > 0 {
+			warns = append(warns, fmt.Sprintf("%s: %d timing lines name no record", tpath, orphans))
+		}
+	}
+	return c, warns, nil
+}
+
+func eachLine(path string, f func(line int, b []byte) error) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if err := f(line, b); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	return nil
+}
