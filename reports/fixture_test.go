@@ -125,4 +125,3 @@ func firstDiff(a, b []byte) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

@@ -143,10 +143,12 @@ func Records(s Spec, ds, cell string) ([]methods.Record, []methods.Timing) {
 		}
 		correct := a.Float64() < p
 		partial := !correct && a.IntN(3) == 0
-		if flip > 0 && correct {
+		// A failed question scores 0 whatever it answered; it is never flipped.
+		failed := i%97 == 13
+		if !failed && flip > 0 && correct {
 			correct, partial = false, false
 			flip--
-		} else if flip < 0 && !correct {
+		} else if !failed && flip < 0 && !correct {
 			correct, partial = true, false
 			flip++
 		}
@@ -199,7 +201,7 @@ func Records(s Spec, ds, cell string) ([]methods.Record, []methods.Timing) {
 		if pubmed {
 			rec.Scores["label_acc"] = em
 		}
-		if i%97 == 13 {
+		if failed {
 			rec.Error = "generator: context deadline exceeded"
 			rec.Scores = nil
 		}
