@@ -1,0 +1,201 @@
+package reports
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/ragbench/ragbench/methods"
+)
+
+//go:embed assets/report.css
+var reportCSS string
+
+//go:embed assets/report.js
+var reportJS string
+
+// ChunkSize is the number of records per compressed chunk of the HTML report's record browser.
+const ChunkSize = 1000
+
+// htmlIndex is what the record browser filters on, loaded at start: one entry per record, in
+// columns, records ordered by dataset, question id, then row order (so that a chunk holds every
+// cell's answer to the same questions and compresses well).
+type htmlIndex struct {
+	Cells    []string `json:"cells"`
+	Datasets []string `json:"datasets"`
+	Gens     []string `json:"gens"`
+	Chunk    int      `json:"chunk"`
+	ID       []string `json:"id"`
+	C        []int    `json:"c"`
+	D        []int    `json:"d"`
+	G        []int    `json:"g"`
+	// E is 1 correct (EM or accuracy 1), 0 wrong, -1 failed (error).
+	E []int `json:"e"`
+	// F is 1 when retrieval fired.
+	F []int `json:"f"`
+}
+
+func gzipB64(v any) (string, error) {
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	var z bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if err != nil {
+		return "", err
+	}
+	if _, err := zw.Write(raw.Bytes()); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(z.Bytes()), nil
+}
+
+func correctOf(r *methods.Record) int {
+	if r.Error != "" {
+		return -1
+	}
+	for _, k := range []string{"em", "label_acc"} {
+		if v, ok := r.Scores[k]; ok {
+			if v >= 1 {
+				return 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// WriteHTML writes the report as one self-contained HTML page: the tables, the figures as inline
+// SVG, and a browser of every record (filters by method, dataset, correctness and retrieval; a
+// record opens with its prediction, gold answers and trace). Records are embedded as gzip-compressed
+// base64 JSON chunks that the page decodes (DecompressionStream) only when it shows them; nothing
+// is fetched from the network.
+func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
+	type ref struct {
+		g   int
+		row int
+		rec *methods.Record
+	}
+	idx := htmlIndex{Chunk: ChunkSize}
+	rowIdx := map[string]int{}
+	for i, n := range r.rows {
+		rowIdx[n] = i
+	}
+	idx.Cells = r.rows
+	dsIdx, genIdx := map[string]int{}, map[string]int{}
+	for _, g := range r.Groups {
+		if _, ok := dsIdx[g.Dataset]; !ok {
+			dsIdx[g.Dataset] = len(idx.Datasets)
+			idx.Datasets = append(idx.Datasets, g.Dataset)
+		}
+		if _, ok := genIdx[g.Generator]; !ok {
+			genIdx[g.Generator] = len(idx.Gens)
+			idx.Gens = append(idx.Gens, g.Generator)
+		}
+	}
+	var refs []ref
+	for gi, g := range r.Groups {
+		for _, c := range r.cell[g] {
+			for i := range c.Records {
+				refs = append(refs, ref{gi, rowIdx[c.Name], &c.Records[i]})
+			}
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i], refs[j]
+		if a.g != b.g {
+			return a.g < b.g
+		}
+		if a.rec.ID != b.rec.ID {
+			return a.rec.ID < b.rec.ID
+		}
+		return a.row < b.row
+	})
+	for _, x := range refs {
+		g := r.Groups[x.g]
+		idx.ID = append(idx.ID, x.rec.ID)
+		idx.C = append(idx.C, x.row)
+		idx.D = append(idx.D, dsIdx[g.Dataset])
+		idx.G = append(idx.G, genIdx[g.Generator])
+		idx.E = append(idx.E, correctOf(x.rec))
+		fired := 0
+		if x.rec.Counters.Retrievals > 0 {
+			fired = 1
+		}
+		idx.F = append(idx.F, fired)
+	}
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	fmt.Fprintf(&b, "<title>ragbench report: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(r.runNames()), reportCSS)
+	fmt.Fprintf(&b, "<header><h1>ragbench report</h1><p>Runs: %s. Generator: <b>%s</b>. %d records.</p>\n", html.EscapeString(r.runNames()), html.EscapeString(r.generatorsText()), len(refs))
+	b.WriteString("<nav><a href=\"#tables\">Tables</a> · <a href=\"#figures\">Figures</a> · <a href=\"#records\">Records</a></nav></header>\n")
+	b.WriteString("<section id=\"tables\"><h2>Tables</h2>\n")
+	for _, t := range r.Tables {
+		b.WriteString("<div class=\"tblwrap\">\n")
+		if err := t.HTML(&b); err != nil {
+			return err
+		}
+		b.WriteString("</div>\n")
+	}
+	b.WriteString("</section>\n<section id=\"figures\"><h2>Figures</h2>\n")
+	for _, f := range figs {
+		svg, err := f.Render("svg")
+		if err != nil {
+			return err
+		}
+		s := string(svg)
+		if i := strings.Index(s, "<svg"); i >= 0 {
+			s = s[i:]
+		}
+		fmt.Fprintf(&b, "<figure id=\"fig-%s\">%s<figcaption>%s</figcaption></figure>\n", html.EscapeString(f.Name), s, html.EscapeString(f.Title))
+	}
+	b.WriteString("</section>\n")
+	b.WriteString(`<section id="records"><h2>Records</h2>
+<div id="filters">
+<label>Method <select id="f-cell"><option value="">all</option></select></label>
+<label>Dataset <select id="f-dataset"><option value="">all</option></select></label>
+<label>Generator <select id="f-gen"><option value="">all</option></select></label>
+<label>Correct <select id="f-correct"><option value="">all</option><option value="1">correct</option><option value="0">wrong</option><option value="-1">failed</option></select></label>
+<label>Retrieval <select id="f-fired"><option value="">all</option><option value="1">fired</option><option value="0">did not fire</option></select></label>
+<label>Id <input id="f-id" type="search" placeholder="question id"></label>
+</div>
+<p id="count">loading…</p>
+<div id="pager"><button id="prev">‹ previous</button> <span id="page"></span> <button id="next">next ›</button></div>
+<table id="rec-table" class="tbl"><thead><tr><th>id</th><th>dataset</th><th>method</th><th>question</th><th>prediction</th><th>gold</th><th>correct</th><th>#Ret</th><th></th></tr></thead><tbody id="rec-body"></tbody></table>
+<div id="detail" hidden></div>
+</section>
+`)
+	ix, err := gzipB64(idx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-index\">%s</script>\n", ix)
+	for start := 0; start < len(refs); start += ChunkSize {
+		end := min(start+ChunkSize, len(refs))
+		chunk := make([]*methods.Record, 0, end-start)
+		for _, x := range refs[start:end] {
+			chunk = append(chunk, x.rec)
+		}
+		s, err := gzipB64(chunk)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-chunk-%d\">%s</script>\n", start/ChunkSize, s)
+	}
+	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", reportJS)
+	_, err = w.Write(b.Bytes())
+	return err
+}
