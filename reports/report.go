@@ -483,3 +483,15 @@ func (r *Report) breakdown(id, title string, key func(*methods.Record) (string, 
 	}
 	return t
 }
+
+// Baseline returns the number of column groups in which the baseline row was found (0 when no
+// baseline is set or it matches no row).
+func (r *Report) Baseline() int {
+	n := 0
+	for _, g := range r.Groups {
+		if r.baselineCell(g) != nil {
+			n++
+		}
+	}
+	return n
+}
