@@ -49,12 +49,16 @@ func gzipB64(v any) (string, error) {
 	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
+	return gzipB64Raw(raw.Bytes())
+}
+
+func gzipB64Raw(raw []byte) (string, error) {
 	var z bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&z, gzip.DefaultCompression)
 	if err != nil {
 		return "", err
 	}
-	if _, err := zw.Write(raw.Bytes()); err != nil {
+	if _, err := zw.Write(raw); err != nil {
 		return "", err
 	}
 	if err := zw.Close(); err != nil {
@@ -88,6 +92,7 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		g   int
 		row int
 		rec *methods.Record
+		raw []byte
 	}
 	idx := htmlIndex{Chunk: ChunkSize}
 	rowIdx := map[string]int{}
@@ -110,7 +115,11 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 	for gi, g := range r.Groups {
 		for _, c := range r.cell[g] {
 			for i := range c.Records {
-				refs = append(refs, ref{gi, rowIdx[c.Name], &c.Records[i]})
+				var raw []byte
+				if i < len(c.Raw) {
+					raw = c.Raw[i]
+				}
+				refs = append(refs, ref{gi, rowIdx[c.Name], &c.Records[i], raw})
 			}
 		}
 	}
@@ -183,17 +192,37 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		return err
 	}
 	fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-index\">%s</script>\n", ix)
-	for start := 0; start < len(refs); start += ChunkSize {
-		end := min(start+ChunkSize, len(refs))
-		chunk := make([]*methods.Record, 0, end-start)
-		for _, x := range refs[start:end] {
-			chunk = append(chunk, x.rec)
+	nchunks := (len(refs) + ChunkSize - 1) / ChunkSize
+	encoded := make([]string, nchunks)
+	errs := make([]error, nchunks)
+	parallel(nchunks, func(i int) {
+		end := min((i+1)*ChunkSize, len(refs))
+		// A chunk is a JSON array of the records' lines as read (a record built in memory,
+		// without a line, is encoded).
+		var raw bytes.Buffer
+		raw.WriteByte('[')
+		for j, x := range refs[i*ChunkSize : end] {
+			if j > 0 {
+				raw.WriteByte(',')
+			}
+			line := x.raw
+			if line == nil {
+				var err error
+				if line, err = json.Marshal(x.rec); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+			raw.Write(line)
 		}
-		s, err := gzipB64(chunk)
-		if err != nil {
-			return err
+		raw.WriteByte(']')
+		encoded[i], errs[i] = gzipB64Raw(raw.Bytes())
+	})
+	for i, s := range encoded {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-chunk-%d\">%s</script>\n", start/ChunkSize, s)
+		fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-chunk-%d\">%s</script>\n", i, s)
 	}
 	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", reportJS)
 	_, err = w.Write(b.Bytes())

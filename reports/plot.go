@@ -114,7 +114,7 @@ func (r *Report) Figures() ([]*Figure, error) {
 	}
 	sum := r.Summary
 	if r.opts.CI.Resamples == 0 {
-		sum = Summarize(nil, nil, ci, r.opts.Prices)
+		sum = Summarize(nil, nil, []string{"em", "f1", "acc", "label_acc"}, ci, r.opts.Prices)
 	}
 	var figs []*Figure
 	for _, g := range r.Groups {

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/methods"
-	"github.com/ragbench/ragbench/metrics"
 )
 
 // Options control a report.
@@ -17,7 +17,7 @@ type Options struct {
 	// Baseline names a row (a cell name, a method name, or a paper name such as "SR-RAG"); every
 	// other row's scores get the p-value of a paired randomization test against it.
 	Baseline string
-	// Rounds are the randomization rounds of the paired test (default 2000).
+	// Rounds are the randomization rounds of the paired test (default 1000).
 	Rounds int
 	// Paper, when set, puts the published numbers beside ours.
 	Paper *Reference
@@ -44,8 +44,11 @@ type Report struct {
 	rows     []string
 }
 
-// scoreKeys are the metrics paired tests apply to.
-var scoreKeys = map[string]bool{"em": true, "f1": true, "acc": true, "label_acc": true, "answer_recall": true, "ar@5": true}
+// pKeys are the metrics the paired test against the baseline applies to.
+var pKeys = []string{"em", "f1", "acc", "label_acc"}
+
+// ciKeys are the metrics that get bootstrap intervals (the cost table shows plain means).
+var ciKeys = []string{"em", "f1", "acc", "label_acc", "answer_recall", "ar@5", "tok", "call", "ret", "ms_retrieval"}
 
 // methodOrder is the row order of the papers' tables (by normalised name); other methods follow,
 // sorted.
@@ -69,7 +72,7 @@ func groupLabel(g GroupKey, multiGen bool) string {
 // Build loads nothing: it summarises runs already loaded and builds every table.
 func Build(runs []*Run, opts Options) (*Report, error) {
 	if opts.Rounds == 0 {
-		opts.Rounds = 2000
+		opts.Rounds = 1000
 	}
 	if opts.CI.Level == 0 {
 		opts.CI.Level = 0.95
@@ -111,7 +114,30 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 	if opts.Prices.Configured() {
 		keys = append(keys, "usd")
 	}
-	r.Summary = Summarize(r.Cells, keys, opts.CI, opts.Prices)
+	r.Summary = Summarize(r.Cells, keys, ciKeys, opts.CI, opts.Prices)
+	// The paired tests against the baseline, in parallel; the tables read them from the cache.
+	type pair struct {
+		a, b *Cell
+		key  string
+	}
+	var pairs []pair
+	for _, g := range r.Groups {
+		b := r.baselineCell(g)
+		if b == nil {
+			continue
+		}
+		for _, c := range r.cell[g] {
+			if c == b {
+				continue
+			}
+			for _, k := range pKeys {
+				if _, ok := r.Summary.Get(c, k); ok {
+					pairs = append(pairs, pair{c, b, k})
+				}
+			}
+		}
+	}
+	parallel(len(pairs), func(i int) { r.Summary.PValue(pairs[i].a, pairs[i].b, pairs[i].key, opts.Rounds) })
 	r.buildTables()
 	return r, nil
 }
@@ -247,15 +273,10 @@ func (r *Report) grouped(id, title string, groups []GroupKey, rows []string, key
 			}
 			switch cs.kind {
 			case 0:
-				if ok && scoreKeys[cs.key] {
+				if ok && slices.Contains(pKeys, cs.key) {
 					if b := r.baselineCell(cs.g); b != nil && b != c {
-						va, vb, _, _, _ := Pair(c, b, Metrics[cs.key], r.opts.Prices)
-						if len(va) > 0 {
-							pt, err := metrics.PairedTest(va, vb, r.opts.Rounds, 0, r.opts.CI.Level, r.opts.CI.Seed)
-							if err == nil {
-								p := pt.P
-								ours.P = &p
-							}
+						if p, ok := r.Summary.PValue(c, b, cs.key, r.opts.Rounds); ok {
+							ours.P = &p
 						}
 					}
 				}

@@ -146,76 +146,134 @@ type Summary struct {
 	mu    sync.Mutex
 	stats map[*Cell]map[string]Stat
 	ci    CIOptions
+	ciKey map[string]bool
 	p     Prices
+	pval  map[pairKey]float64
+}
+
+type pairKey struct {
+	a, b *Cell
+	key  string
 }
 
 // Summarize computes, for every cell, the mean of every metric in keys, with bootstrap intervals
-// when ci.Resamples > 0. Work is spread over the CPUs; the result does not depend on their number
-// (every interval is seeded by ci.Seed alone).
-func Summarize(cells []*Cell, keys []string, ci CIOptions, p Prices) *Summary {
-	s := &Summary{stats: map[*Cell]map[string]Stat{}, ci: ci, p: p}
-	type job struct {
-		c *Cell
-		k string
+// for the metrics in ciKeys when ci.Resamples > 0. Work is spread over the CPUs; the result does not
+// depend on their number (every interval is seeded by ci.Seed alone). The columns of a cell that
+// cover the same questions share one set of resamples (metrics.Bootstrap on all of them at once).
+func Summarize(cells []*Cell, keys, ciKeys []string, ci CIOptions, p Prices) *Summary {
+	s := &Summary{stats: map[*Cell]map[string]Stat{}, ci: ci, p: p, ciKey: map[string]bool{}, pval: map[pairKey]float64{}}
+	for _, k := range ciKeys {
+		s.ciKey[k] = true
 	}
-	jobs := make(chan job)
+	parallel(len(cells), func(i int) { s.compute(cells[i], keys) })
+	return s
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS goroutines.
+func parallel(n int, f func(i int)) {
+	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				s.Get(j.c, j.k)
+			for i := range jobs {
+				f(i)
 			}
 		}()
 	}
-	for _, c := range cells {
-		for _, k := range keys {
-			jobs <- job{c, k}
-		}
+	for i := 0; i < n; i++ {
+		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	return s
+}
+
+// compute fills the statistics of keys for cell c.
+func (s *Summary) compute(c *Cell, keys []string) {
+	out := make(map[string]Stat, len(keys))
+	type col struct {
+		key  string
+		vals []float64
+	}
+	batch := map[int][]col{} // columns with intervals, by length
+	for _, k := range keys {
+		m, ok := Metrics[k]
+		if !ok {
+			out[k] = Stat{}
+			continue
+		}
+		_, vals := c.Column(m, s.p)
+		if len(vals) == 0 {
+			out[k] = Stat{}
+			continue
+		}
+		st := Stat{N: len(vals), exists: true, Mean: metrics.Mean(vals)}
+		st.Lo, st.Hi = st.Mean, st.Mean
+		if s.ci.Resamples > 0 && s.ciKey[k] && len(vals) > 1 {
+			batch[len(vals)] = append(batch[len(vals)], col{k, vals})
+		}
+		out[k] = st
+	}
+	for _, cols := range batch {
+		vs := make([][]float64, len(cols))
+		for i, cl := range cols {
+			vs[i] = cl.vals
+		}
+		ivs := metrics.Bootstrap(vs, s.ci.Resamples, s.ci.Level, s.ci.Seed)
+		for i, cl := range cols {
+			st := out[cl.key]
+			st.Lo, st.Hi, st.HasCI = ivs[i].Lo, ivs[i].Hi, true
+			out[cl.key] = st
+		}
+	}
+	s.mu.Lock()
+	if s.stats[c] == nil {
+		s.stats[c] = out
+	} else {
+		for k, v := range out {
+			s.stats[c][k] = v
+		}
+	}
+	s.mu.Unlock()
 }
 
 // Get returns cell c's statistic of metric key (computing it if needed); ok is false when the
 // metric applies to none of the cell's questions.
 func (s *Summary) Get(c *Cell, key string) (Stat, bool) {
 	s.mu.Lock()
-	if st, ok := s.stats[c][key]; ok {
+	st, ok := s.stats[c][key]
+	s.mu.Unlock()
+	if !ok {
+		s.compute(c, []string{key})
+		s.mu.Lock()
+		st = s.stats[c][key]
 		s.mu.Unlock()
-		return st, st.exists
 	}
-	s.mu.Unlock()
-	m, known := Metrics[key]
-	var st Stat
-	if known {
-		_, vals := c.Column(m, s.p)
-		st = statOf(vals, s.ci)
-	}
-	s.mu.Lock()
-	if s.stats[c] == nil {
-		s.stats[c] = map[string]Stat{}
-	}
-	s.stats[c][key] = st
-	s.mu.Unlock()
 	return st, st.exists
 }
 
-func statOf(vals []float64, ci CIOptions) Stat {
-	if len(vals) == 0 {
-		return Stat{}
+// PValue returns the two-sided p-value of the paired randomization test of metric key between cells
+// a and b on the questions both answered (false when they share none); each pair is tested once.
+func (s *Summary) PValue(a, b *Cell, key string, rounds int) (float64, bool) {
+	k := pairKey{a, b, key}
+	s.mu.Lock()
+	p, ok := s.pval[k]
+	s.mu.Unlock()
+	if ok {
+		return p, p >= 0
 	}
-	st := Stat{N: len(vals), exists: true}
-	if ci.Resamples > 0 && len(vals) > 1 {
-		iv := metrics.Bootstrap([][]float64{vals}, ci.Resamples, ci.Level, ci.Seed)[0]
-		st.Mean, st.Lo, st.Hi, st.HasCI = iv.Mean, iv.Lo, iv.Hi, true
-	} else {
-		st.Mean = metrics.Mean(vals)
-		st.Lo, st.Hi = st.Mean, st.Mean
+	p = -1
+	va, vb, _, _, _ := Pair(a, b, Metrics[key], s.p)
+	if len(va) > 0 {
+		if pt, err := metrics.PairedTest(va, vb, rounds, 0, s.ci.Level, s.ci.Seed); err == nil {
+			p = pt.P
+		}
 	}
-	return st
+	s.mu.Lock()
+	s.pval[k] = p
+	s.mu.Unlock()
+	return p, p >= 0
 }
 
 // FreqBins are QuCo-RAG's entity-frequency bins (Figure 3): upper bounds, inclusive.
