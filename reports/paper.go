@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -100,8 +101,37 @@ func normMethod(s string) string {
 	return n
 }
 
-// SameMethod reports whether a cell name (or method name) names the paper's method.
-func SameMethod(cell, paper string) bool { return normMethod(cell) == normMethod(paper) }
+// SameMethod reports whether a cell name (or method name) names the paper's method: the method
+// parts match by normMethod, and a cell's settings match the words after the paper's method name
+// ("quco[window=50]" is "QuCo-RAG window=50"; "quco" is "QuCo-RAG").
+func SameMethod(cell, paper string) bool {
+	m, settings := ParseCell(cell)
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	ours := normMethod(m)
+	for _, k := range keys {
+		ours += "|" + alnum(k+settings[k])
+	}
+	pm, rest, _ := strings.Cut(paper, " ")
+	theirs := normMethod(pm)
+	if rest != "" {
+		theirs += "|" + alnum(rest)
+	}
+	return ours == theirs
+}
+
+func alnum(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 func tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
