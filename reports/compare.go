@@ -164,7 +164,7 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 			mc := MetricComparison{Metric: mk, Base: metrics.Mean(vb), New: metrics.Mean(vn), Delta: pt.Delta, P: pt.P}
 			mc.Regression = pt.Delta.Mean < -opts.MaxDrop && pt.P < opts.Alpha
 			if mc.Regression {
-				cmp.Regressions = append(cmp.Regressions, fmt.Sprintf("%s %s %s %+.2f points (p=%s)", bc.Dataset, bc.Name, m.Label, pt.Delta.Mean, fmtP(pt.P)))
+				cmp.Regressions = append(cmp.Regressions, fmt.Sprintf("%s %s %s %+.2f points (%s)", bc.Dataset, bc.Name, m.Label, pt.Delta.Mean, pText(pt.P)))
 			}
 			cc.N = len(vb)
 			cc.Metrics = append(cc.Metrics, mc)

@@ -98,12 +98,20 @@ func (v Value) text(dec int) string {
 		s += " [" + fmtNum(*v.Lo, dec, false) + ", " + fmtNum(*v.Hi, dec, false) + "]"
 	}
 	if v.P != nil {
-		s += " (p=" + fmtP(*v.P) + ")"
+		s += " (" + pText(*v.P) + ")"
 	}
 	if v.ShowN {
 		s += " (n=" + strconv.Itoa(v.N) + ")"
 	}
 	return s
+}
+
+// pText is "p<0.001" or "p=0.012".
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return "p=" + fmtP(p)
 }
 
 func fmtP(p float64) string {
