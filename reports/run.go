@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"gopkg.in/yaml.v3"
@@ -47,6 +48,9 @@ type Cell struct {
 	Records []methods.Record
 	Raw     [][]byte
 	Timings map[string]methods.Timing
+
+	scoresOnce sync.Once
+	scoreKeys  map[string]bool
 }
 
 // ParseCell splits a cell name "method[k1=v1,k2=v2]" into the method and its settings.

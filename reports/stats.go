@@ -19,6 +19,9 @@ type Metric struct {
 	// Value returns the question's value, or false when the metric does not apply to it (the
 	// dataset has no such score, the record has no timing). A failed question (error set) scores 0.
 	Value func(r *methods.Record, t *methods.Timing, p Prices) (float64, bool)
+	// Score names the record score the metric reads ("" for others): a cell where no question has
+	// it has no such metric, even if some questions failed.
+	Score string
 }
 
 // Prices are generator prices in USD per million tokens; zero means not configured.
@@ -71,27 +74,27 @@ var Metrics = map[string]Metric{}
 
 func init() {
 	for _, m := range []Metric{
-		{"em", "EM", 1, score("em")},
-		{"f1", "F1", 1, score("f1")},
-		{"acc", "Acc", 1, score("acc")},
-		{"label_acc", "Acc", 1, score("label_acc")},
-		{"precision", "Prec", 1, score("precision")},
-		{"recall", "Rec", 1, score("recall")},
-		{"answer_recall", "AR", 1, score("answer_recall")},
-		{"ar@5", "AR@5", 1, signal("ar@5", 100)},
-		{"ret", "#Ret", 2, counter(func(c *methods.Counters) int { return c.Retrievals })},
-		{"call", "#Call", 2, counter(func(c *methods.Counters) int { return c.Calls })},
-		{"tok", "#Tok", 1, counter(func(c *methods.Counters) int { return c.GeneratedTokens })},
-		{"prompt_tok", "Tok in", 1, counter(func(c *methods.Counters) int { return c.PromptTokens })},
-		{"answer_calls", "Ans. calls", 2, counter(func(c *methods.Counters) int { return c.AnswerCalls })},
-		{"answer_tok", "Ans. tok", 1, counter(func(c *methods.Counters) int { return c.AnswerTokens })},
-		{"ngram_queries", "N-gram q.", 1, counter(func(c *methods.Counters) int { return c.NgramQueries })},
-		{"extractor_calls", "Extr. calls", 2, counter(func(c *methods.Counters) int { return c.ExtractorCalls })},
-		{"ms_total", "Total ms", 1, stage("")},
-		{"ms_llm", "LLM ms", 1, stage("llm")},
-		{"ms_retrieval", "Retr. ms", 1, stage("retrieval")},
-		{"ms_ngram", "Stats ms", 1, stage("ngram")},
-		{"ms_extract", "Extr. ms", 1, stage("extract")},
+		{"em", "EM", 1, score("em"), "em"},
+		{"f1", "F1", 1, score("f1"), "f1"},
+		{"acc", "Acc", 1, score("acc"), "acc"},
+		{"label_acc", "Acc", 1, score("label_acc"), "label_acc"},
+		{"precision", "Prec", 1, score("precision"), "precision"},
+		{"recall", "Rec", 1, score("recall"), "recall"},
+		{"answer_recall", "AR", 1, score("answer_recall"), "answer_recall"},
+		{"ar@5", "AR@5", 1, signal("ar@5", 100), ""},
+		{"ret", "#Ret", 2, counter(func(c *methods.Counters) int { return c.Retrievals }), ""},
+		{"call", "#Call", 2, counter(func(c *methods.Counters) int { return c.Calls }), ""},
+		{"tok", "#Tok", 1, counter(func(c *methods.Counters) int { return c.GeneratedTokens }), ""},
+		{"prompt_tok", "Tok in", 1, counter(func(c *methods.Counters) int { return c.PromptTokens }), ""},
+		{"answer_calls", "Ans. calls", 2, counter(func(c *methods.Counters) int { return c.AnswerCalls }), ""},
+		{"answer_tok", "Ans. tok", 1, counter(func(c *methods.Counters) int { return c.AnswerTokens }), ""},
+		{"ngram_queries", "N-gram q.", 1, counter(func(c *methods.Counters) int { return c.NgramQueries }), ""},
+		{"extractor_calls", "Extr. calls", 2, counter(func(c *methods.Counters) int { return c.ExtractorCalls }), ""},
+		{"ms_total", "Total ms", 1, stage(""), ""},
+		{"ms_llm", "LLM ms", 1, stage("llm"), ""},
+		{"ms_retrieval", "Retr. ms", 1, stage("retrieval"), ""},
+		{"ms_ngram", "Stats ms", 1, stage("ngram"), ""},
+		{"ms_extract", "Extr. ms", 1, stage("extract"), ""},
 		{"usd", "USD", 5, func(r *methods.Record, _ *methods.Timing, p Prices) (float64, bool) {
 			if !p.Configured() {
 				return 0, false
@@ -102,7 +105,7 @@ func init() {
 			// the prompt price (their completion is a few tokens).
 			in += float64(r.Counters.AnswerTokens)
 			return (in*p.PromptPerM + out*p.CompletionPerM) / 1e6, true
-		}},
+		}, ""},
 	} {
 		Metrics[m.Key] = m
 	}
@@ -127,6 +130,9 @@ type CIOptions struct {
 
 // Column returns the values of metric m over the cell's records where it applies, with their ids.
 func (c *Cell) Column(m Metric, p Prices) (ids []string, vals []float64) {
+	if m.Score != "" && !c.hasScore(m.Score) {
+		return nil, nil
+	}
 	for i := range c.Records {
 		r := &c.Records[i]
 		var t *methods.Timing
@@ -139,6 +145,19 @@ func (c *Cell) Column(m Metric, p Prices) (ids []string, vals []float64) {
 		}
 	}
 	return ids, vals
+}
+
+// hasScore reports whether any of the cell's records has the score key.
+func (c *Cell) hasScore(key string) bool {
+	c.scoresOnce.Do(func() {
+		c.scoreKeys = map[string]bool{}
+		for i := range c.Records {
+			for k := range c.Records[i].Scores {
+				c.scoreKeys[k] = true
+			}
+		}
+	})
+	return c.scoreKeys[key]
 }
 
 // Summary holds each cell's statistics.

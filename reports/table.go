@@ -181,16 +181,19 @@ func mdEscape(s string) string {
 }
 
 // CSV writes t as CSV: a header row, then one row per table row. A column with intervals gets
-// "LABEL lo" and "LABEL hi" columns after it, one with p-values a "LABEL p" column; numbers are
-// written in full precision, empty cells as "".
+// "LABEL lo" and "LABEL hi" columns after it, one with p-values a "LABEL p" column, one with
+// question counts (breakdowns) a "LABEL n" column; numbers are written in full precision, empty
+// cells as "".
 func (t *Table) CSV(w io.Writer) error {
 	labels := t.flatLabels()
 	hasCI := make([]bool, len(t.Columns))
 	hasP := make([]bool, len(t.Columns))
+	hasN := make([]bool, len(t.Columns))
 	for _, r := range t.Rows {
 		for i, v := range r.Values {
 			hasCI[i] = hasCI[i] || v.Lo != nil
 			hasP[i] = hasP[i] || v.P != nil
+			hasN[i] = hasN[i] || v.ShowN
 		}
 	}
 	cw := csv.NewWriter(w)
@@ -202,6 +205,9 @@ func (t *Table) CSV(w io.Writer) error {
 		}
 		if hasP[i] {
 			head = append(head, l+" p")
+		}
+		if hasN[i] {
+			head = append(head, l+" n")
 		}
 	}
 	if err := cw.Write(head); err != nil {
@@ -226,6 +232,13 @@ func (t *Table) CSV(w io.Writer) error {
 			}
 			if hasP[i] {
 				rec = append(rec, f(v.P))
+			}
+			if hasN[i] {
+				n := ""
+				if v.ShowN {
+					n = strconv.Itoa(v.N)
+				}
+				rec = append(rec, n)
 			}
 		}
 		if err := cw.Write(rec); err != nil {
