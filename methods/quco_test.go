@@ -339,7 +339,7 @@ func quCases() []quCase {
 		{
 			name: "stage1_below", reason: "mean of 10 and 900 < 1000: retrieve with the question; docs deduplicated by text, braces doubled, only in the first prompt",
 			entities: []string{"Ann Lee", "Bob Lee"}, counts: map[string]uint64{"Ann Lee": 10, "Bob Lee": 900},
-			hits: map[string][]retrieval.Hit{quQuestion: {hit("d1", "Ann Lee {born 1950} is a singer."), hit("d2", "Bob Lee is a farmer."), hit("d3", "Bob Lee is a farmer.")}},
+			hits:     map[string][]retrieval.Hit{quQuestion: {hit("d1", "Ann Lee {born 1950} is a singer."), hit("d2", "Bob Lee is a farmer."), hit("d3", "Bob Lee is a farmer.")}},
 			triplets: map[string][]extract.Triplet{sFatherBob: tFatherBob}, cooc: map[string]uint64{"Ann Lee AND Bob Lee": 7},
 			replies: []string{sFatherBob + " " + sAnswerBob},
 			calls:   1, rets: 1, stop: "the answer is",
@@ -371,7 +371,7 @@ func quCases() []quCase {
 		},
 		{
 			name: "negation", reason: "a negation in the first sentence drops it and the rest; the clean text is empty but the single space counts as growth, so a second fresh call is made with the space appended unstripped",
-			replies: []string{"The record does not mention a father. " + sSinger, sFatherBob + " " + sAnswerBob},
+			replies:  []string{"The record does not mention a father. " + sSinger, sFatherBob + " " + sAnswerBob},
 			triplets: map[string][]extract.Triplet{sFatherBob: tFatherBob}, cooc: map[string]uint64{"Ann Lee AND Bob Lee": 5},
 			calls: 2, rets: 0, stop: "the answer is",
 		},
@@ -388,7 +388,7 @@ func quCases() []quCase {
 		},
 		{
 			name: "ternary_zero", reason: "a 3-tuple with zero co-occurrence flags its sentence; the clear sentence before it is kept; one query head+relation; the regeneration's second sentence joins the first (letter, the answer is)",
-			replies: []string{sBornParis + " " + sFatherCrl + " So the answer is Carl Lee.", sFatherBob + " " + sAnswerBob},
+			replies:  []string{sBornParis + " " + sFatherCrl + " So the answer is Carl Lee.", sFatherBob + " " + sAnswerBob},
 			triplets: map[string][]extract.Triplet{sBornParis: {tr("Ann Lee", "place of birth", "Paris")}, sFatherCrl: tFatherCrl},
 			cooc:     map[string]uint64{"Ann Lee AND Paris": 4, "Ann Lee AND Carl Lee": 0},
 			calls:    2, rets: 1, stop: "the answer is",
