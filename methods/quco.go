@@ -61,7 +61,7 @@ const (
 )
 
 // QuCoConfig configures QuCo-RAG. The zero value is not valid; start from DefaultQuCoConfig. The
-// defaults are the authors' code defaults and their 2WikiMultihopQA configs (README: docs/methods.md).
+// defaults are the authors' code defaults and their 2WikiMultihopQA configs.
 type QuCoConfig struct {
 	// TauEntity is the stage-1 threshold: the aggregated entity count below it triggers retrieval with
 	// the question (ngram_threshold_question). The authors' 2Wiki configs use 1000, every HotpotQA
