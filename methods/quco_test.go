@@ -413,6 +413,14 @@ func quCases() []quCase {
 			calls: 2, rets: 3, stop: "the answer is",
 		},
 		{
+			name: "max_queries", reason: "max_queries 1 (retrieval_query_num) keeps the first flagged tuple's query only",
+			settings: map[string]any{"max_queries": 1},
+			replies:  []string{"Ann Lee married Dan Roe in Rome. So the answer is Dan Roe.", "Ann Lee married Bob Lee. " + sAnswerBob},
+			triplets: map[string][]extract.Triplet{"Ann Lee married Dan Roe in Rome.": {
+				tr("Ann Lee", "spouse", "Dan Roe"), tr("Dan Roe", "residence", "Rome")}},
+			calls: 2, rets: 1, stop: "the answer is",
+		},
+		{
 			name: "full_triplet", reason: "query_formulation full_triplet: head relation tail for a triple, head relation for a pair",
 			settings: map[string]any{"query_formulation": "full_triplet"},
 			replies:  []string{"Ann Lee married Dan Roe in Rome. So the answer is Dan Roe.", "Ann Lee married Bob Lee. " + sAnswerBob},
