@@ -182,6 +182,9 @@ func TestQuCoSpeed(t *testing.T) {
 		total += c
 	}
 	ratio := float64(wall) / float64(ideal)
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		t.Logf("load average %s(other processes compete for the CPU the harness measures)", strings.Fields(string(la))[0]+" ")
+	}
 	t.Logf("%d questions, %d generator calls (answer calls included) at %v, %d in flight", n, total, lat, inflight)
 	t.Logf("wall %v, calls alone imply %v: ratio %.3f (bound 1.2)", wall.Round(time.Millisecond), ideal.Round(time.Millisecond), ratio)
 	t.Logf("process CPU %v: %v per question of the whole process during the timed run (the harness; the simulated server only replays)", cpu.Round(time.Millisecond), (cpu / time.Duration(n)).Round(time.Microsecond))
