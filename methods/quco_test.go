@@ -763,3 +763,51 @@ func TestQuCoAuthorsPromptLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestQuCoAuthorsRegenerationLayout checks a regeneration prompt built with the authors' reference
+// files, for each of their QuCo-RAG prompt keys: "Examples:\n", the demos, the hallucination section
+// (header, passages with braces doubled, post-doc, instruction), then the case, the text so far and
+// the clear text joined by single spaces.
+func TestQuCoAuthorsRegenerationLayout(t *testing.T) {
+	set, err := prompts.Load(testenv.Reference(t, "quco-rag"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"new_prompt_v1", "new_prompt_v3", "llama-2"} {
+		s := &seq{}
+		gen := &methodtest.Generator{Replies: []methodtest.Reply{{Text: sBornParis + " " + sFatherCrl}, {Text: sFatherBob + " " + sAnswerBob}}}
+		env := methods.Env{Generator: seqGen{gen, s},
+			Retriever: &methodtest.Retriever{Hits: map[string][]retrieval.Hit{"Ann Lee father": {hit("a", "Passage {a}."), hit("b", "Passage b.")}}},
+			Counter:   &methodtest.Counter{Cooc: map[string]uint64{"Ann Lee AND Paris": 3}},
+			Extractor: &methodtest.Extractor{TripletsOf: map[string][]extract.Triplet{sBornParis: {tr("Ann Lee", "place of birth", "Paris")}, sFatherCrl: tFatherCrl}},
+			Prompts:   set}
+		m, err := methods.New("quco", map[string]any{"prompt_key": key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Answer(context.Background(), env, datasets.Example{ID: "1", Dataset: "2wikimultihopqa", Question: quQuestion}); err != nil {
+			t.Fatal(err)
+		}
+		tmpl, err := set.Template(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs, _ := set.Exemplars("2wikimultihopqa", -1)
+		want := "Examples:\n"
+		for _, e := range exs {
+			want += set.Demo(e) + "\n"
+		}
+		sec := tmpl.Hallucination
+		line := func(i, doc string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(sec.DocFormat, "{index}", i), "{doc}", doc)
+		}
+		want += sec.Header + line("1", "Passage {{a}}.") + line("2", "Passage b.") + sec.PostDoc + sec.Instruction
+		want += set.Case("2wikimultihopqa", quQuestion) + " " + sBornParis
+		if len(s.prompts) != 2 {
+			t.Fatalf("%s: %d prompts, want 2", key, len(s.prompts))
+		}
+		if got := strings.SplitN(s.prompts[1], "\n", 2)[1]; got != want {
+			t.Errorf("%s: regeneration prompt differs from the authors' layout:\n%s", key, diffLines(want, got))
+		}
+	}
+}
