@@ -89,6 +89,9 @@ type QuCoConfig struct {
 	MaxQueries int `json:"max_queries"`
 	// TopK is the number of passages per retrieval (retrieve_topk, 3).
 	TopK int `json:"top_k"`
+	// Shots is the number of exemplars in every prompt (fewshot; -1: the authors' count for the
+	// dataset, 6 for 2WikiMultihopQA and 8 for HotpotQA). The answer-completion prompt uses the same.
+	Shots int `json:"fewshot"`
 	// PromptKey names the template of prompt_templates.json (prompt_template_key; new_prompt_v1).
 	PromptKey string `json:"prompt_key"`
 	// MaxLength is the token budget of each generation and of the whole text (generate_max_length,
@@ -120,6 +123,7 @@ func DefaultQuCoConfig() QuCoConfig {
 		QueryFormulation: QueryHeadRelation,
 		MaxQueries:       -1,
 		TopK:             3,
+		Shots:            -1,
 		PromptKey:        "new_prompt_v1",
 		MaxLength:        128,
 		Braces:           BracesDoubled,
@@ -170,6 +174,9 @@ func (c QuCoConfig) Validate() error {
 	}
 	if c.TopK <= 0 {
 		return fmt.Errorf("setting top_k: %d, want > 0", c.TopK)
+	}
+	if c.Shots < -1 {
+		return fmt.Errorf("setting fewshot: %d, want >= 0 or -1 for the authors' count", c.Shots)
 	}
 	if c.MaxLength <= 0 {
 		return fmt.Errorf("setting generate_max_length: %d, want > 0", c.MaxLength)
@@ -272,7 +279,7 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	}
 	set := prompts.ExemplarSet(ex.Dataset)
 	if set != "" {
-		exs, err := env.Prompts.Exemplars(set, -1)
+		exs, err := env.Prompts.Exemplars(set, q.cfg.Shots)
 		if err != nil {
 			return s.pred, fmt.Errorf("quco: prompts: %w", err)
 		}
@@ -289,7 +296,9 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	if err != nil {
 		return s.pred, err
 	}
-	final, answer, err := Finish(ctx, env, ex.Dataset, ex.Question, text, q.cfg.FinishOptions)
+	fo := q.cfg.FinishOptions
+	fo.Shots = q.cfg.Shots
+	final, answer, err := Finish(ctx, env, ex.Dataset, ex.Question, text, fo)
 	s.pred.Raw, s.pred.Answer = final, answer
 	ev := Event{Round: s.round, Kind: "answer", Text: final, Decision: "extract"}
 	if q.cfg.Complete && set != "" && needsCompletion(text) {

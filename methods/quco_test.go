@@ -475,6 +475,12 @@ func quCases() []quCase {
 			calls:   2, rets: 0, answerCalls: 1, stop: "no growth",
 		},
 		{
+			name: "fewshot_one", reason: "fewshot 1: one exemplar in the method's prompt and in the answer-completion prompt",
+			settings: map[string]any{"fewshot": 1, "generate_max_length": 3},
+			replies:  []string{sSinger, "Bob Lee."},
+			calls:    1, rets: 0, answerCalls: 1, stop: "length",
+		},
+		{
 			name: "stop_question", reason: "text containing \"Question:\" stops; the answer step cuts there and completes",
 			replies: []string{sSinger + " Question: Who is Bob?", "Bob Lee."},
 			calls:   1, rets: 0, answerCalls: 1, stop: "Question:",
@@ -688,7 +694,7 @@ func TestQuCoSettings(t *testing.T) {
 	}
 	got := m.(methods.Configured).Settings().(methods.QuCoConfig)
 	want := methods.QuCoConfig{TauEntity: 1000, Aggregation: "avg", QuestionQuery: "direct", TauCooc: 1, TauHead: 20, Window: 1000,
-		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, PromptKey: "new_prompt_v1", MaxLength: 128,
+		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
 		Braces: "doubled", Join: "authors", OnError: "fail", FinishOptions: methods.DefaultFinish}
 	if got != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
@@ -717,6 +723,7 @@ func TestQuCoSettings(t *testing.T) {
 		{map[string]any{"text_join": "x"}, "text_join"},
 		{map[string]any{"on_component_error": "ignore"}, "on_component_error"},
 		{map[string]any{"tau_cooc": "one"}, "tau_cooc"},
+		{map[string]any{"fewshot": -2}, "fewshot"},
 	}
 	for _, b := range bad {
 		if _, err := methods.New("quco", b.settings); err == nil || !strings.Contains(err.Error(), b.want) {
