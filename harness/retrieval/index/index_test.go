@@ -134,6 +134,9 @@ func TestOpenBM25(t *testing.T) {
 		t.Fatalf("kind %q, bm25 %v, units %v", ix.Kind, ix.BM25, ix.Units)
 	}
 	sameHits(t, ix, ref)
+	if _, err := ix.Lookup("1"); err == nil || !strings.Contains(err.Error(), "not a unit index") {
+		t.Fatalf("lookup on a document index: %v", err)
+	}
 
 	// Overridden parameters score as SetParams does.
 	p := ref.Params()
@@ -259,9 +262,10 @@ func TestOpenDenseOpenAIEmbedder(t *testing.T) {
 	}
 }
 
-func TestOpenUnitIndex(t *testing.T) {
-	docs := passages(t, 300)
-	dir := filepath.Join(t.TempDir(), "g2")
+// buildUnits builds a BM25 unit index of size g (parents of size 4) in dir with its sidecar, as
+// `ragbench index build --units` does, and returns the units written.
+func buildUnits(t *testing.T, docs []corpus.Document, g int, dir string) map[string]corpus.Unit {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -269,13 +273,13 @@ func TestOpenUnitIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer side.Close()
 	bw := bufio.NewWriter(side)
 	enc := json.NewEncoder(bw)
-	want := map[string]retrieval.UnitSpan{}
+	out := map[string]corpus.Unit{}
 	var unitDocs []corpus.Document
-	parents := 0
 	for _, d := range docs {
-		units, err := corpus.Units(corpus.PoolDoc{Document: d}, corpus.UnitOptions{Sizes: []int{2}, ParentSize: 4})
+		units, err := corpus.Units(corpus.PoolDoc{Document: d}, corpus.UnitOptions{Sizes: []int{g}, ParentSize: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,22 +288,40 @@ func TestOpenUnitIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			unitDocs = append(unitDocs, u.Document())
-			want[u.ID] = retrieval.UnitSpan{DocID: d.ID, Size: 2, Start: u.Start, End: u.End, Parent: u.Parent}
-			if u.Parent != "" {
-				parents++
-			}
+			out[u.ID] = u
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	side.Close()
-	if parents == 0 {
-		t.Fatal("no unit has a parent: the test proves nothing")
-	}
 	if _, err := bm25.Build(context.Background(), corpus.NewSliceReader(unitDocs), dir, bm25.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func TestOpenUnitIndex(t *testing.T) {
+	docs := passages(t, 300)
+	root := t.TempDir()
+	dir := filepath.Join(root, "g2")
+	units := buildUnits(t, docs, 2, dir)
+	parentUnits := buildUnits(t, docs, 4, filepath.Join(root, "g4"))
+	want := map[string]retrieval.UnitSpan{}
+	parents := 0
+	for id, u := range units {
+		want[id] = retrieval.UnitSpan{DocID: u.DocID, Size: 2, Start: u.Start, End: u.End, Parent: u.Parent}
+		if u.Parent != "" {
+			parents++
+		}
+	}
+	if parents == 0 {
+		t.Fatal("no unit has a parent: the test proves nothing")
+	}
+	parentIx, err := Open(context.Background(), Config{Dir: filepath.Join(root, "g4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parentIx.Close()
 	ix, err := Open(context.Background(), Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +330,7 @@ func TestOpenUnitIndex(t *testing.T) {
 	if len(ix.Units) != len(want) {
 		t.Fatalf("%d units loaded, %d written", len(ix.Units), len(want))
 	}
-	seen := 0
+	seen, promoted := 0, 0
 	for _, q := range queries {
 		hits, err := ix.Retrieve(context.Background(), q, 10)
 		if err != nil {
@@ -322,13 +344,43 @@ func TestOpenUnitIndex(t *testing.T) {
 				t.Fatalf("hit %s has doc id %q", h.ID, h.Unit.DocID)
 			}
 			seen++
+			if h.Unit.Parent == "" {
+				continue
+			}
+			// Parent promotion: the parent, looked up in the parent granularity's index, is the
+			// 4-sentence window of the same document that contains the hit.
+			p, err := parentIx.Lookup(h.Unit.Parent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pu := parentUnits[h.Unit.Parent]
+			if p.ID != pu.ID || p.Text != pu.Text || p.Unit.DocID != h.Unit.DocID || p.Unit.Start > h.Unit.Start || p.Unit.End < h.Unit.End || !strings.Contains(p.Text, h.Text) {
+				t.Fatalf("parent of %s (%q): got %s %+v %q", h.ID, h.Text, p.ID, p.Unit, p.Text)
+			}
+			promoted++
 		}
 	}
-	if seen == 0 {
-		t.Fatal("no hits")
+	if seen == 0 || promoted == 0 {
+		t.Fatalf("%d hits, %d with a parent", seen, promoted)
 	}
-	// A sidecar that does not belong to the index is an error at query time, naming the unit.
-	if err := os.WriteFile(filepath.Join(dir, corpus.UnitsFile), []byte(`{"id":"other#g2:0-2","doc_id":"other","size":2,"start":0,"end":2}`+"\n"), 0o644); err != nil {
+	if _, err := parentIx.Lookup("nosuch#g4:0-4"); err == nil || !strings.Contains(err.Error(), "no such unit") {
+		t.Fatalf("unknown unit: %v", err)
+	}
+	side := filepath.Join(dir, corpus.UnitsFile)
+	orig, err := os.ReadFile(side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sidecar with another number of units than the index is an error on Open.
+	if err := os.WriteFile(side, []byte(`{"id":"other#g2:0-2","doc_id":"other","size":2,"start":0,"end":2}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), Config{Dir: dir}); err == nil || !strings.Contains(err.Error(), "lists 1 units") {
+		t.Fatalf("short sidecar: %v", err)
+	}
+	// One with the right count but other ids is an error at query and lookup time, naming the unit.
+	renamed := strings.ReplaceAll(string(orig), `{"id":"`, `{"id":"x`)
+	if err := os.WriteFile(side, []byte(renamed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad, err := Open(context.Background(), Config{Dir: dir})
@@ -338,6 +390,15 @@ func TestOpenUnitIndex(t *testing.T) {
 	defer bad.Close()
 	if _, err := bad.Retrieve(context.Background(), queries[1], 3); err == nil || !strings.Contains(err.Error(), "is not in its units.jsonl") {
 		t.Fatalf("mismatched sidecar: %v", err)
+	}
+	for id := range bad.Units {
+		if _, err := bad.Lookup(id); err == nil || !strings.Contains(err.Error(), "does not belong") {
+			t.Fatalf("lookup through a mismatched sidecar: %v", err)
+		}
+		break
+	}
+	if _, err := parentIx.Lookup(""); err == nil {
+		t.Fatal("empty id looked up")
 	}
 	// A broken sidecar fails Open with the file and line.
 	os.WriteFile(filepath.Join(dir, corpus.UnitsFile), []byte(`{"id":"a#g2:0-2","doc_id":"a","size":2,"start":0,"end":2}`+"\n"+`{"id":"b","doc_id":"b","size":2,"start":3,"end":1}`+"\n"), 0o644)
