@@ -23,6 +23,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"gopkg.in/yaml.v3"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -451,5 +452,46 @@ func TestHitJSONUnchanged(t *testing.T) {
 	b, _ = json.Marshal(retrieval.Hit{ID: "d#g2:0-2", Text: "x", Rank: 1, Unit: &retrieval.UnitSpan{DocID: "d", Size: 2, End: 2, Parent: "d#g8:0-8"}})
 	if string(b) != `{"id":"d#g2:0-2","text":"x","score":0,"rank":1,"unit":{"doc_id":"d","size":2,"start":0,"end":2,"parent":"d#g8:0-8"}}` {
 		t.Fatalf("unit hit JSON: %s", b)
+	}
+}
+
+// TestConfigJSON checks that a config survives a run record: JSON out and back, nothing lost.
+func TestConfigJSON(t *testing.T) {
+	in := Config{Dir: "ix", BM25: BM25Config{K1: f64(1.2), ExactLength: true},
+		Embedder: EmbedderConfig{Model: "e5", BaseURL: "http://127.0.0.1:8080/v1", APIKeyEnv: "MY_KEY", Preset: "e5"},
+		Elastic:  elastic.Config{URL: "http://127.0.0.1:9200", Index: "wiki"}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Config
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip: %+v\n%s", out, b)
+	}
+	if strings.Contains(string(b), "api_key\"") {
+		t.Fatalf("a key field in %s", b)
+	}
+}
+
+// TestConfigYAML reads the config as docs/retrieval.md shows it.
+func TestConfigYAML(t *testing.T) {
+	src := "dir: indexes/hotpotqa/g4\nbm25: {k1: 0.9, b: 0.4, exact_length: false}\n" +
+		"embedder:\n  model: intfloat/e5-base-v2\n  base_url: http://127.0.0.1:8080/v1\n  preset: e5\n  api_key_env: OPENAI_API_KEY\n"
+	var c Config
+	if err := yaml.Unmarshal([]byte(src), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Dir != "indexes/hotpotqa/g4" || c.BM25.K1 == nil || *c.BM25.K1 != 0.9 || *c.BM25.B != 0.4 || c.Embedder.Preset != "e5" || c.Embedder.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if err := c.Defaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var e Config
+	if err := yaml.Unmarshal([]byte("kind: elastic\nelastic: {url: \"http://127.0.0.1:9200\", index: wiki}\n"), &e); err != nil || e.Elastic.Index != "wiki" || e.Defaults().Validate() != nil {
+		t.Fatalf("elastic: %+v %v", e, err)
 	}
 }
