@@ -322,6 +322,8 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	return ix, nil
 }
 
+var _ retrieval.Lookuper = (*Index)(nil)
+
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
