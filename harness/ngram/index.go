@@ -564,6 +564,48 @@ func (ix *Index) NTD(prefix []uint32) ([]NextToken, uint64) {
 		total += hi - lo
 		s.runs(lo, hi, uint64(len(q)), counts)
 	}
+	return ix.distribution(counts), total
+}
+
+// NTDSample is NTD with Infini-gram's max_support: when prefix occurs more than maxSupport times, the
+// distribution is taken from maxSupport occurrences evenly spaced over the suffix array (deterministic)
+// and approx is true; otherwise it is NTD's exact one. The prefix count is always exact.
+func (ix *Index) NTDSample(prefix []uint32, maxSupport uint64) (dist []NextToken, total uint64, approx bool) {
+	q := ix.encode(nil, prefix)
+	type span struct {
+		s      *shard
+		lo, hi uint64
+	}
+	var spans []span
+	for _, s := range ix.shards {
+		lo, hi := s.find(q)
+		total += hi - lo
+		spans = append(spans, span{s, lo, hi})
+	}
+	if maxSupport == 0 || total <= maxSupport {
+		dist, total = ix.NTD(prefix)
+		return dist, total, false
+	}
+	counts := map[uint32]uint64{}
+	m := uint64(len(q))
+	for i := uint64(0); i < maxSupport; i++ {
+		r := i * total / maxSupport // the i-th of maxSupport evenly spaced ranks over all shards
+		for _, sp := range spans {
+			if n := sp.hi - sp.lo; r < n {
+				if t, ok := sp.s.tokenAt(sp.s.rankToPtr(sp.lo+r) + m); ok {
+					counts[t]++
+				}
+				break
+			} else {
+				r -= n
+			}
+		}
+	}
+	return ix.distribution(counts), total, true
+}
+
+// distribution turns next-token counts into a distribution, most frequent first (ties by id).
+func (ix *Index) distribution(counts map[uint32]uint64) []NextToken {
 	out := make([]NextToken, 0, len(counts))
 	var sum uint64
 	for _, c := range counts {
@@ -578,7 +620,7 @@ func (ix *Index) NTD(prefix []uint32) ([]NextToken, uint64) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, total
+	return out
 }
 
 func (s *shard) runs(lo, hi, m uint64, counts map[uint32]uint64) {
