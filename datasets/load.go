@@ -525,6 +525,9 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Dataset, error) 
 
 // loadFile reads one parquet file in the given layout ("" = detect).
 func loadFile(path, layout string, m *Mapping, base int, warn func(Warning)) ([]Example, string, error) {
+	if isJSONL(path) {
+		return loadJSONL(path, m, base, warn)
+	}
 	t, err := openTable(path)
 	if err != nil {
 		return nil, "", err
