@@ -276,8 +276,8 @@ func TestBaselinesScripted(t *testing.T) {
 			completion: "Bo.", wantCalls: 2, wantRet: 2, wantAnswerCalls: 1, wantQueries: []string{question, "Alpha was directed by"},
 			wantAnswer: "Bo", wantStop: "no growth"},
 		{name: "fl-rag-answer-stop", method: "fl-rag", settings: map[string]any{"fix_length": 4},
-			replies:    []methodtest.Reply{reply(" Bo was born in"), reply(" Oslo. So the answer is Oslo.")},
-			wantCalls:  2, wantRet: 2, wantQueries: []string{question, "Bo was born in"},
+			replies:   []methodtest.Reply{reply(" Bo was born in"), reply(" Oslo. So the answer is Oslo.")},
+			wantCalls: 2, wantRet: 2, wantQueries: []string{question, "Bo was born in"},
 			wantAnswer: "Oslo", wantStop: `"the answer is"`},
 	}
 	for _, sc := range cases {

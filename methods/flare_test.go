@@ -69,7 +69,7 @@ func TestFlareOfficialScripted(t *testing.T) {
 			wantKinds: []string{"question", "retrieve", "generate", "lookahead", "generate", "lookahead", "stop", "answer"}},
 		// " Beta" (p 0.3) is under the filter (0.8) and the mask (0.4): the query blanks it out.
 		{name: "flare-trigger-mask", method: "flare",
-			replies: []methodtest.Reply{probs(" Alpha Beta Gamma.", 0.9, 0.3, 0.9), all(" Alpha Delta Gamma. So", 0.95), all(" So the answer is Delta.", 0.95)},
+			replies:   []methodtest.Reply{probs(" Alpha Beta Gamma.", 0.9, 0.3, 0.9), all(" Alpha Delta Gamma. So", 0.95), all(" So the answer is Delta.", 0.95)},
 			wantCalls: 3, wantRet: 2, wantQueries: []string{question, "Alpha  Gamma."}, wantAnswer: "Delta",
 			wantKinds: []string{"question", "retrieve", "generate", "lookahead", "retrieve", "generate", "regenerate", "generate", "lookahead", "stop", "answer"}},
 		// A token at 0.6 is under the filter but over the mask: retrieval with the whole look-ahead.
