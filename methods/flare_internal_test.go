@@ -2,18 +2,22 @@ package methods
 
 import (
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/text"
 )
 
 // TestAuthorsTokenCheckDifferential compares flAuthorsCheckSentences with the outputs of the authors'
 // own TokenRAG.modifier (ZhishanQ/QuCo-RAG src/generate_baselines.py, run under Python on the same
 // sentences, tokens and log-probabilities; testdata/flare/modifier_cases.json holds the inputs and its
-// outputs, no code). The cases mix tokens with and without leading spaces, words split into pieces,
+// outputs, no code; testdata/flare/gen_modifier_cases.py regenerates it). The cases mix tokens with and without leading spaces, words split into pieces,
 // non-ASCII letters and the three solvers, so the offset quirks, the one-past-the-end scoring and the
 // mask's negative indexing are all exercised.
 func TestAuthorsTokenCheckDifferential(t *testing.T) {
@@ -92,4 +96,99 @@ func TestPySlice(t *testing.T) {
 	if flPyFind([]rune("héllo"), []rune("llo")) != 2 || flPyFind([]rune("abc"), []rune("")) != 0 || flPyFind([]rune("abc"), []rune("x")) != -1 {
 		t.Error("pyFind must count code points, find the empty string at 0 and miss with -1")
 	}
+}
+
+// TestExactTokenCheckBruteForce checks the corrected mapping against a brute force over random
+// generations whose tokens concatenate to the text: each sentence is scored on the tokens whose first
+// non-space character it holds, the first sentence above the threshold triggers, and exactly its
+// uncertain tokens are masked.
+func TestExactTokenCheckBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	words := []string{"Alpha", "was", "born", "in", "Paris", "he", "died", "1990", "Café", "Zoë", "by", "Bo"}
+	for n := 0; n < 500; n++ {
+		var sents []string
+		for s := 0; s < 1+rng.IntN(4); s++ {
+			k := 1 + rng.IntN(5)
+			ws := make([]string, k)
+			for i := range ws {
+				ws[i] = words[rng.IntN(len(words))]
+			}
+			if ws[0] == "1990" {
+				ws[0] = "Alpha"
+			}
+			ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
+			sents = append(sents, strings.Join(ws, " ")+".")
+		}
+		gen := " " + strings.Join(sents, " ")
+		// Tokens: each word with its leading space, sometimes split in two.
+		var toks []llm.TokenLogprob
+		start := 0
+		for i := 1; i <= len(gen); i++ {
+			if i == len(gen) || gen[i] == ' ' {
+				piece := gen[start:i]
+				if len(piece) > 4 && rng.IntN(2) == 0 && utf8.RuneStart(piece[3]) {
+					toks = append(toks, llm.TokenLogprob{Text: piece[:3]}, llm.TokenLogprob{Text: piece[3:]})
+				} else {
+					toks = append(toks, llm.TokenLogprob{Text: piece})
+				}
+				start = i
+			}
+		}
+		for i := range toks {
+			toks[i].Logprob = math.Log([]float64{0.99, 0.9, 0.5, 0.2}[rng.IntN(4)])
+		}
+		thr := 0.1
+		got := flExactCheck(gen, toks, thr, "avg")
+
+		// Brute force.
+		if got2 := strings.Join(sentTexts(gen), "|"); got2 != strings.Join(sents, "|") {
+			t.Fatalf("splitter: %q, want %q", got2, sents)
+		}
+		off := 0
+		starts := make([]int, len(toks))
+		for i, tk := range toks {
+			starts[i] = off + len(tk.Text) - len(strings.TrimLeft(tk.Text, " "))
+			off += len(tk.Text)
+		}
+		wantHall, wantPrev, wantMasked := false, "", ""
+		pos := 1 // sentences start after the leading space, one space apart
+		for sid, s := range sents {
+			lo, hi := pos, pos+len(s)
+			var own []int
+			sum := 0.0
+			for i := range toks {
+				if starts[i] >= lo && starts[i] < hi {
+					own = append(own, i)
+					sum += 1 - math.Exp(toks[i].Logprob)
+				}
+			}
+			if len(own) > 0 && sum/float64(len(own)) > thr {
+				wantHall = true
+				wantPrev = strings.Join(sents[:sid], " ")
+				b := []byte(s)
+				for k := len(own) - 1; k >= 0; k-- {
+					i := own[k]
+					if 1-math.Exp(toks[i].Logprob) > thr {
+						a := starts[i] - lo
+						e := min(starts[i]+len(strings.TrimLeft(toks[i].Text, " "))-lo, len(b))
+						b = append(append(append([]byte{}, b[:a]...), "[xxx]"...), b[e:]...)
+					}
+				}
+				wantMasked = string(b)
+				break
+			}
+			pos = hi + 1
+		}
+		if got.hallucinated != wantHall || got.prev != wantPrev || got.masked != wantMasked {
+			t.Fatalf("%q %v:\n got  %v %q %q\n want %v %q %q", gen, toks, got.hallucinated, got.prev, got.masked, wantHall, wantPrev, wantMasked)
+		}
+	}
+}
+
+func sentTexts(s string) []string {
+	var out []string
+	for _, sp := range text.SentenceSpans(s) {
+		out = append(out, s[sp.Start:sp.End])
+	}
+	return out
 }
