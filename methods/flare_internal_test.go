@@ -192,3 +192,55 @@ func sentTexts(s string) []string {
 	}
 	return out
 }
+
+func lpToks(text string, probs ...float64) []llm.TokenLogprob {
+	var out []llm.TokenLogprob
+	start := 0
+	for i := 1; i <= len(text); i++ {
+		if i == len(text) || text[i] == ' ' {
+			p := 1.0
+			if len(out) < len(probs) {
+				p = probs[len(out)]
+			}
+			out = append(out, llm.TokenLogprob{Text: text[start:i], Logprob: math.Log(p)})
+			start = i
+		}
+	}
+	return out
+}
+
+func TestFlareCutAndQuery(t *testing.T) {
+	cases := []struct {
+		why, text, finish string
+		probs             []float64
+		wantText, reason  string
+		wantQuery         string
+	}{
+		{"a first sentence shorter than 5 characters is not a boundary", " Hi. Alpha is Bob. So it", "length", []float64{0.9, 0.9, 0.9, 0.9, 0.3},
+			" Hi. Alpha is Bob.", "boundary", ""},
+		{"one sentence, model stopped: whole, reason stop", " Alpha is Bob.", "stop", []float64{0.9, 0.7, 0.9},
+			" Alpha is Bob.", "stop", "Alpha is Bob."},
+		{"token under the mask is blanked, spaces kept", " Alpha is Bob. Next", "length", []float64{0.9, 0.3, 0.9},
+			" Alpha is Bob.", "boundary", "Alpha  Bob."},
+		{"no sentence end: whole look-ahead, reason length", " Alpha is", "length", []float64{0.95, 0.95},
+			" Alpha is", "length", ""},
+		{"one token is never cut", " Alpha.", "length", []float64{0.1},
+			" Alpha.", "length", ""},
+	}
+	for _, c := range cases {
+		st := flareCut(llm.Response{Text: c.text, Tokens: lpToks(c.text, c.probs...), FinishReason: c.finish}, 5, "\n\n")
+		if st.text != c.wantText || st.reason != c.reason {
+			t.Errorf("%s: cut %q (%s), want %q (%s)", c.why, st.text, st.reason, c.wantText, c.reason)
+		}
+		var b strings.Builder
+		for _, tk := range st.toks {
+			b.WriteString(tk.Text)
+		}
+		if b.String() != st.text {
+			t.Errorf("%s: kept tokens %q do not make the kept text %q", c.why, b.String(), st.text)
+		}
+		if q, _ := flareQuery(st, 0.8, 0.4); q != c.wantQuery {
+			t.Errorf("%s: query %q, want %q", c.why, q, c.wantQuery)
+		}
+	}
+}
