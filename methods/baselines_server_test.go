@@ -28,7 +28,7 @@ func TestBaselinesAgainstServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
 	}
-	set := loadSet(t)
+	set := blLoadSet(t)
 	ds, ix := openE2E(t, e2eSets[0])
 	exs := ds.Examples[:5]
 	reader := offline.New(offline.Options{})
@@ -110,7 +110,7 @@ func TestBaselinesAgainstServer(t *testing.T) {
 // harness/llm/testdata has "logprobs": null) makes both FLARE variants fail with an error naming the
 // server, never answer as if nothing triggered.
 func TestFlareServerWithoutLogprobs(t *testing.T) {
-	set := loadSet(t)
+	set := blLoadSet(t)
 	body, err := os.ReadFile(filepath.Join("..", "harness", "llm", "testdata", "responses", "no-usage-completions.json"))
 	if err != nil {
 		t.Fatal(err)
