@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/methods/methodtest"
+	"github.com/ragbench/ragbench/methods/prompts"
 
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
@@ -20,7 +22,8 @@ import (
 )
 
 // TestBaselinesAgainstServer runs every baseline and both FLARE variants against an in-process
-// OpenAI-compatible server answering in vLLM's JSON (completions with logprobs and usage; the text is
+// OpenAI-compatible server answering in the JSON of vLLM, the llama.cpp server and OpenAI (completions
+// with logprobs and usage; the text is
 // the offline reader's answer to the prompt, the log-probabilities llmtest's fixed falling ones) through
 // the full llm client with its response cache, then runs them again: the second run must make no
 // server call and give the same records, every call a cache hit.
@@ -30,9 +33,14 @@ func TestBaselinesAgainstServer(t *testing.T) {
 	}
 	set := blLoadSet(t)
 	ds, ix := openE2E(t, e2eSets[0])
-	exs := ds.Examples[:5]
+	for _, flavor := range llmtest.Flavors {
+		t.Run(string(flavor), func(t *testing.T) { againstServer(t, set, ds.Examples[:5], ix, flavor) })
+	}
+}
+
+func againstServer(t *testing.T, set *prompts.Set, exs []datasets.Example, ix retrieval.Retriever, flavor llmtest.Flavor) {
 	reader := offline.New(offline.Options{})
-	srv := llmtest.New(t, llmtest.VLLM)
+	srv := llmtest.New(t, flavor)
 	srv.Reply = func(prompt string) string {
 		resp, err := reader.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: prompt})
 		if err != nil {
