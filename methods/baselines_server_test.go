@@ -23,10 +23,10 @@ import (
 
 // TestBaselinesAgainstServer runs every baseline and both FLARE variants against an in-process
 // OpenAI-compatible server answering in the JSON of vLLM, the llama.cpp server and OpenAI (completions
-// with logprobs and usage; the text is
-// the offline reader's answer to the prompt, the log-probabilities llmtest's fixed falling ones) through
-// the full llm client with its response cache, then runs them again: the second run must make no
-// server call and give the same records, every call a cache hit.
+// with logprobs and usage; the text is the offline reader's answer to the prompt, the
+// log-probabilities llmtest's fixed falling ones) through the full llm client with its response cache,
+// then runs them again: the second run must make no server call and give the same records, every call
+// a cache hit.
 func TestBaselinesAgainstServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
