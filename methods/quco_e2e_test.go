@@ -91,7 +91,7 @@ func buildQuFixture(paras string, files map[string]string, ref, dir string) (*qu
 	if _, err := ngram.BuildFrom(ctx, corpus.NewSliceReader(docs), ngDir, ngram.BuildOptions{}); err != nil {
 		return nil, err
 	}
-	if f.ngram, err = ngram.Open(ngDir, ngram.OpenOptions{}); err != nil {
+	if f.ngram, err = ngram.OpenIndex(ngDir, ngram.OpenOptions{}); err != nil {
 		return nil, err
 	}
 	if _, err := bm25.BuildDocs(ctx, docs, bmDir, bm25.Options{}); err != nil {
