@@ -21,6 +21,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/trec"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -403,75 +404,21 @@ func openIndex(c *cli.Context) (*openedIndex, error) {
 	return &openedIndex{Retriever: ix, close: ix.Close, kind: "dense"}, nil
 }
 
-// query is one query of a run.
-type query struct{ ID, Text string }
-
-// readQueryFile reads TSV (qid, query), JSONL or plain lines.
-func readQueryFile(path string) ([]query, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var out []query
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(s), "{") {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(s), &rec); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-			}
-			q := query{}
-			for _, k := range []string{"qid", "id", "_id", "query_id"} {
-				if v, ok := rec[k]; ok {
-					q.ID = fmt.Sprint(v)
-					break
-				}
-			}
-			for _, k := range []string{"query", "question", "text"} {
-				if v, ok := rec[k].(string); ok {
-					q.Text = v
-					break
-				}
-			}
-			if q.Text == "" {
-				return nil, fmt.Errorf("%s:%d: no query, question or text field", path, line)
-			}
-			if q.ID == "" {
-				q.ID = strconv.Itoa(len(out) + 1)
-			}
-			out = append(out, q)
-			continue
-		}
-		if id, text, ok := strings.Cut(s, "\t"); ok {
-			out = append(out, query{ID: id, Text: text})
-		} else {
-			out = append(out, query{ID: strconv.Itoa(len(out) + 1), Text: s})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
-}
-
 func search(c *cli.Context) error {
-	var qs []query
+	var qs []trec.Query
 	switch {
 	case c.IsSet("query") && c.IsSet("queries"):
 		return usagef("give --query or --queries, not both")
 	case c.IsSet("query"):
-		qs = []query{{ID: "1", Text: c.String("query")}}
+		qs = []trec.Query{{ID: "1", Text: c.String("query")}}
 	case c.IsSet("queries"):
-		var err error
-		if qs, err = readQueryFile(c.String("queries")); err != nil {
+		f, err := os.Open(c.String("queries"))
+		if err != nil {
+			return err
+		}
+		qs, err = trec.ReadQueries(f, c.String("queries"))
+		f.Close()
+		if err != nil {
 			return err
 		}
 	default:
@@ -485,30 +432,21 @@ func search(c *cli.Context) error {
 		return err
 	}
 	defer ix.close()
-	w := bufio.NewWriter(c.App.Writer)
-	defer w.Flush()
-	tag := c.String("tag")
+	w := trec.NewWriter(c.App.Writer, c.String("tag"))
+	defer w.Flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		for _, h := range hits {
-			fmt.Fprintf(w, "%s Q0 %s %d %.6f %s\n", trecField(q.ID), trecField(h.ID), h.Rank, h.Score, tag)
+		if err := w.Write(q.ID, hits); err != nil {
+			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
 			fmt.Fprintf(c.App.ErrWriter, "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
-	return nil
-}
-
-// trecField keeps a TREC column free of white space.
-func trecField(s string) string {
-	if !strings.ContainsAny(s, " \t\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), "_")
+	return w.Flush()
 }
 
 // evalRow is one cut-off of retrieval-eval.
