@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -449,22 +448,15 @@ func search(c *cli.Context) error {
 	return w.Flush()
 }
 
-// evalRow is one cut-off of retrieval-eval.
-type evalRow struct {
-	K            int     `json:"k"`
-	ARSubstring  float64 `json:"ar_substring"`
-	ARTokens     float64 `json:"ar_tokens"`
-	GoldRecall   float64 `json:"gold_recall"`
-	GoldAll      float64 `json:"gold_all"`
-	GoldExamples int     `json:"gold_examples"`
-}
-
 func retrievalEval(c *cli.Context) error {
 	ks, err := parseInts(c.String("k"))
 	if err != nil || len(ks) == 0 {
 		return usagef("--k: want cut-offs like 1,5,10,20")
 	}
-	sort.Ints(ks)
+	eval, err := metrics.NewRetrievalEval(ks)
+	if err != nil {
+		return usagef("--k: %v", err)
+	}
 	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})
 	if err != nil {
 		return err
@@ -474,61 +466,33 @@ func retrievalEval(c *cli.Context) error {
 		return err
 	}
 	defer ix.close()
-	oracle, oracleFile, err := loadNQOracle(c, ds)
-	if err != nil {
-		return err
+	// Gold passages of NQ-open questions: --nq-oracle, or the oracle file in a data directory.
+	var oracle map[string][]datasets.Passage
+	path := c.String("nq-oracle")
+	if path == "" && ds.Layout == datasets.LayoutNQOpen {
+		path = datasets.FindNQOracle()
 	}
-	if oracleFile != "" {
-		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", oracleFile, len(oracle))
+	if path != "" {
+		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
-	maxK := ks[len(ks)-1]
-	rows := make([]evalRow, len(ks))
-	for i, k := range ks {
-		rows[i].K = k
-	}
-	n := 0
 	for ei, ex := range ds.Examples {
-		hits, err := ix.Retrieve(c.Context, ex.Question, maxK)
+		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
 		if err != nil {
 			return fmt.Errorf("example %s: %w", ex.ID, err)
 		}
-		passages := make([]string, len(hits))
+		got := make([]metrics.Retrieved, len(hits))
 		for i, h := range hits {
-			passages[i] = h.Text
+			got[i] = metrics.Retrieved{Title: h.Title, Text: h.Text}
 		}
-		sub := metrics.NewAnswerMatcher(metrics.MatchSubstring, ex.Answers)
-		tok := metrics.NewAnswerMatcher(metrics.MatchTokens, ex.Answers)
-		gold := goldOf(ex, oracle)
-		for i, k := range ks {
-			rows[i].ARSubstring += metrics.AnswerRecall(sub, passages, k)
-			rows[i].ARTokens += metrics.AnswerRecall(tok, passages, k)
-			if gold != nil {
-				found := map[string]bool{}
-				for _, h := range hits[:min(k, len(hits))] {
-					if key := gold.key(h); gold.want[key] {
-						found[key] = true
-					}
-				}
-				rows[i].GoldRecall += float64(len(found)) / float64(len(gold.want))
-				if len(found) == len(gold.want) {
-					rows[i].GoldAll++
-				}
-				rows[i].GoldExamples++
-			}
-		}
-		n++
+		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
 		if (ei+1)%1000 == 0 {
 			fmt.Fprintf(c.App.ErrWriter, "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
 		}
 	}
-	for i := range rows {
-		rows[i].ARSubstring /= float64(max(n, 1))
-		rows[i].ARTokens /= float64(max(n, 1))
-		if g := rows[i].GoldExamples; g > 0 {
-			rows[i].GoldRecall /= float64(g)
-			rows[i].GoldAll /= float64(g)
-		}
-	}
+	rows, n := eval.Rows(), eval.Examples()
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -544,95 +508,6 @@ func retrievalEval(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "%4d  %12.4f  %10.4f  %11.4f  %9.4f  %d\n", r.K, r.ARSubstring, r.ARTokens, r.GoldRecall, r.GoldAll, r.GoldExamples)
 	}
 	return nil
-}
-
-// goldSet is an example's gold documents and how a hit is matched against them.
-type goldSet struct {
-	want map[string]bool
-	key  func(retrieval.Hit) string
-}
-
-// goldOf returns the example's gold documents: HotpotQA/2Wiki supporting-fact titles (matched against the
-// hit's title), or the NQ oracle passages (matched by whitespace-normalised text). Nil when unknown.
-func goldOf(ex datasets.Example, oracle map[string][]string) *goldSet {
-	if len(ex.SupportingFacts) > 0 {
-		g := &goldSet{want: map[string]bool{}, key: func(h retrieval.Hit) string { return h.Title }}
-		for _, sf := range ex.SupportingFacts {
-			g.want[sf.Title] = true
-		}
-		return g
-	}
-	if texts, ok := oracle[ex.Question]; ok {
-		g := &goldSet{want: map[string]bool{}, key: func(h retrieval.Hit) string { return normSpace(h.Text) }}
-		for _, t := range texts {
-			g.want[normSpace(t)] = true
-		}
-		return g
-	}
-	return nil
-}
-
-func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// loadNQOracle reads the Lost-in-the-Middle NQ-open oracle file (question -> gold passage texts) for
-// NQ-open datasets: from --nq-oracle, or raw/nq_docs/nq-open-oracle.jsonl.gz in a data directory.
-func loadNQOracle(c *cli.Context, ds *datasets.Dataset) (map[string][]string, string, error) {
-	path := c.String("nq-oracle")
-	if path == "" {
-		if ds.Layout != datasets.LayoutNQOpen {
-			return nil, "", nil
-		}
-		for _, d := range datasets.DataDirs() {
-			p := filepath.Join(d, "raw", "nq_docs", "nq-open-oracle.jsonl.gz")
-			if _, err := os.Stat(p); err == nil {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			return nil, "", nil
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	out := map[string][]string{}
-	line := 0
-	for sc.Scan() {
-		line++
-		var rec struct {
-			Question string `json:"question"`
-			Ctxs     []struct {
-				Text   string `json:"text"`
-				IsGold bool   `json:"isgold"`
-			} `json:"ctxs"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, "", fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		for _, cx := range rec.Ctxs {
-			if cx.IsGold {
-				out[rec.Question] = append(out[rec.Question], cx.Text)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return out, path, nil
 }
 
 func indexBench(c *cli.Context) error {
