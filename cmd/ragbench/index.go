@@ -138,98 +138,34 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// docSource yields a fresh reader over the documents to index (called once per index built) and, for
-// unit indexes, the documents with their sentences.
-type docSource struct {
-	open func() (corpus.Reader, error)
-	pool []corpus.PoolDoc // set for --dataset
-}
-
-func openSource(c *cli.Context) (*docSource, error) {
-	path, spec := c.String("corpus"), c.String("dataset")
+// openSource opens the documents of --corpus (with --format or --columns) or --dataset.
+func openSource(c *cli.Context) (*corpus.Source, error) {
+	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(c.String("format")), Dataset: c.String("dataset")}
 	switch {
-	case path == "" && spec == "":
+	case cfg.Path == "" && cfg.Dataset == "":
 		return nil, usagef("give --corpus FILE or --dataset SPEC")
-	case path != "" && spec != "":
+	case cfg.Path != "" && cfg.Dataset != "":
 		return nil, usagef("give --corpus or --dataset, not both")
-	case spec != "":
-		ds, err := datasets.Load(c.Context, spec, datasets.LoadOptions{})
-		if err != nil {
-			return nil, err
-		}
-		docs, st := corpus.Pool(ds.Examples)
-		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
-			ds.Name, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
-		plain := make([]corpus.Document, len(docs))
-		for i, d := range docs {
-			plain[i] = d.Document
-		}
-		return &docSource{pool: docs, open: func() (corpus.Reader, error) { return corpus.NewSliceReader(plain), nil }}, nil
 	}
-	format := corpus.Format(c.String("format"))
 	if cols := c.String("columns"); cols != "" {
 		parts := strings.Split(cols, ",")
 		if len(parts) != 3 {
 			return nil, usagef("--columns wants id,title,text")
 		}
-		pc := corpus.ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}
-		return &docSource{open: func() (corpus.Reader, error) { return corpus.OpenParquet(path, pc) }}, nil
+		cfg.Columns = &corpus.ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}
 	}
-	if _, err := corpus.Open(path, format); err != nil { // fail early on a bad path or format
+	if err := cfg.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	src, err := corpus.OpenSource(c.Context, cfg)
+	if err != nil {
 		return nil, err
 	}
-	return &docSource{open: func() (corpus.Reader, error) { return corpus.Open(path, format) }}, nil
-}
-
-// unitReader turns each source document into its units of one size and records them in a JSONL sidecar.
-type unitReader struct {
-	src     corpus.Reader
-	pool    []corpus.PoolDoc
-	i       int
-	opt     corpus.UnitOptions
-	pending []corpus.Unit
-	enc     *json.Encoder
-	docs    int
-}
-
-func (u *unitReader) Next() (corpus.Document, error) {
-	for len(u.pending) == 0 {
-		var d corpus.PoolDoc
-		if u.pool != nil {
-			if u.i >= len(u.pool) {
-				return corpus.Document{}, io.EOF
-			}
-			d = u.pool[u.i]
-			u.i++
-		} else {
-			doc, err := u.src.Next()
-			if err != nil {
-				return corpus.Document{}, err
-			}
-			d = corpus.PoolDoc{Document: doc}
-		}
-		units, err := corpus.Units(d, u.opt)
-		if err != nil {
-			return corpus.Document{}, err
-		}
-		u.docs++
-		u.pending = units
+	if st := src.Stats; src.Dataset != "" {
+		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
+			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
 	}
-	un := u.pending[0]
-	u.pending = u.pending[1:]
-	rec := un
-	rec.Text = "" // the text is in the index; the sidecar keeps the bookkeeping
-	if err := u.enc.Encode(rec); err != nil {
-		return corpus.Document{}, err
-	}
-	return un.Document(), nil
-}
-
-func (u *unitReader) Close() error {
-	if u.src != nil {
-		return u.src.Close()
-	}
-	return nil
+	return src, nil
 }
 
 func indexBuild(c *cli.Context) error {
@@ -253,20 +189,13 @@ func indexBuild(c *cli.Context) error {
 	stride := c.Int("stride")
 	reader := func(g int, side io.Writer) (corpus.Reader, error) {
 		if g == 0 {
-			return src.open()
+			return src.Open()
 		}
 		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: c.Int("parent")}
 		if stride > 0 {
 			opt.Stride = func(int) int { return min(stride, g) }
 		}
-		ur := &unitReader{pool: src.pool, opt: opt, enc: json.NewEncoder(side)}
-		if src.pool == nil {
-			var err error
-			if ur.src, err = src.open(); err != nil {
-				return nil, err
-			}
-		}
-		return ur, nil
+		return src.Units(opt, side)
 	}
 	build := func(g int, dir string, side io.Writer) error {
 		r, err := reader(g, side)
