@@ -178,79 +178,17 @@ func datasetsInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
-	if c.Bool("json") {
-		enc := json.NewEncoder(w)
+	if c.Bool("json") { // the warnings are in the JSON
+		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	fmt.Fprintf(w, "dataset  %s (layout %s)\n", r.Name, r.Layout)
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "file     %s\n", f)
-	}
-	if r.Rows != r.Total {
-		fmt.Fprintf(w, "rows     %d selected of %d\n", r.Rows, r.Total)
-	} else {
-		fmt.Fprintf(w, "rows     %d\n", r.Rows)
-	}
-	fmt.Fprintln(w, "\ncolumns:")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, col := range r.Columns {
-		fmt.Fprintf(tw, "  %s\t%s\n", col.Name, col.Type)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%-22s %7s %7s %7s %7s\n", "statistics:", "min", "p50", "mean", "max")
-	for _, s := range []struct {
-		name string
-		s    datasets.Stats
-	}{{"answers per example", r.AnswersPerExample}, {"answer words", r.AnswerWords}, {"answer characters", r.AnswerChars}, {"contexts per example", r.ContextsPerExample}} {
-		fmt.Fprintf(w, "  %-20s %7g %7g %7g %7g\n", s.name, s.s.Min, s.s.P50, s.s.Mean, s.s.Max)
-	}
-	if len(r.Labels) > 0 {
-		var ls []string
-		for l := range r.Labels {
-			ls = append(ls, l)
-		}
-		sort.Strings(ls)
-		fmt.Fprint(w, "\nlabels: ")
-		for i, l := range ls {
-			if i > 0 {
-				fmt.Fprint(w, ", ")
-			}
-			fmt.Fprintf(w, "%s %d", l, r.Labels[l])
-		}
-		fmt.Fprintln(w)
-	}
-	if r.Example != nil {
-		ex := *r.Example
-		// Keep the example readable: shorten long passages.
-		ex.Contexts = append([]datasets.Passage(nil), ex.Contexts...)
-		for i := range ex.Contexts {
-			if len(ex.Contexts[i].Text) > 300 {
-				ex.Contexts[i].Text = truncateUTF8(ex.Contexts[i].Text, 300) + " …"
-			}
-		}
-		if len(ex.Contexts) > 3 {
-			ex.Contexts = ex.Contexts[:3]
-		}
-		b, _ := json.MarshalIndent(ex, "  ", "  ")
-		fmt.Fprintf(w, "\nfirst example (at most 3 contexts shown, long texts shortened):\n  %s\n", b)
+	if err := r.WriteText(c.App.Writer); err != nil {
+		return err
 	}
 	printWarnings(c.App.ErrWriter, r.Warnings)
 	return nil
 }
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func datasetsExport(c *cli.Context) error {
 	spec, err := oneArg(c, "SPEC")
