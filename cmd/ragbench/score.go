@@ -58,7 +58,7 @@ func scoreAction(c *cli.Context) error {
 		return usagef("score needs --dataset and --predictions")
 	}
 	format := c.String("format")
-	if !slices.Contains(reports.Formats, format) {
+	if !slices.Contains(reports.ScoreFormats, format) {
 		return usagef("--format %q: want md, csv, json or tex", format)
 	}
 	if c.Int("limit") < 0 || c.Int("sample") < 0 || c.Int("resamples") < 0 {

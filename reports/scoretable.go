@@ -1,3 +1,7 @@
+// Package reports prints scored results as tables: the summary of one predictions file (and of a
+// baseline it is compared with) in Markdown, CSV, LaTeX or JSON.
+//
+// It computes nothing: the scores, intervals and paired tests come from package metrics.
 package reports
 
 import (
@@ -12,8 +16,8 @@ import (
 	"github.com/ragbench/ragbench/metrics"
 )
 
-// Formats are the table formats WriteScore writes.
-var Formats = []string{"md", "csv", "json", "tex"}
+// ScoreFormats are the table formats WriteScore writes.
+var ScoreFormats = []string{"md", "csv", "json", "tex"}
 
 // Score is the report of one scored predictions file, optionally compared with a baseline.
 type Score struct {
@@ -33,52 +37,52 @@ type Baseline struct {
 	F1          metrics.Paired  `json:"f1_vs_baseline"`
 }
 
-// tableRow is one row of the score table.
-type tableRow struct {
+// scoreRow is one row of the score table.
+type scoreRow struct {
 	name    string
 	sum     metrics.Summary
 	cols    []string // column names
 	metrics []metrics.Interval
 }
 
-func rowsOf(rep *Score) []tableRow {
-	mk := func(name string, s metrics.Summary) tableRow {
+func scoreRows(rep *Score) []scoreRow {
+	mk := func(name string, s metrics.Summary) scoreRow {
 		if len(s.Models) > 0 {
 			// Every report says which system answered; the offline reader is never mistaken for an LLM.
 			name += " [" + strings.Join(s.Models, ", ") + "]"
 		}
-		r := tableRow{name: name, sum: s, cols: []string{"EM", "F1", "acc"}, metrics: []metrics.Interval{s.EM, s.F1, s.Acc}}
+		r := scoreRow{name: name, sum: s, cols: []string{"EM", "F1", "acc"}, metrics: []metrics.Interval{s.EM, s.F1, s.Acc}}
 		if s.Classification != nil {
 			r.cols = append(r.cols, "accuracy", "macro-F1")
 			r.metrics = append(r.metrics, s.Classification.Accuracy, s.Classification.MacroF1)
 		}
 		return r
 	}
-	rows := []tableRow{mk(rep.Predictions, rep.Summary)}
+	rows := []scoreRow{mk(rep.Predictions, rep.Summary)}
 	if rep.Baseline != nil {
 		rows = append(rows, mk(rep.Baseline.Predictions, rep.Baseline.Summary))
 	}
 	return rows
 }
 
-func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+func scoreF4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
-func cell(iv metrics.Interval, ci bool) string {
+func scoreCell(iv metrics.Interval, ci bool) string {
 	if !ci {
-		return f4(iv.Mean)
+		return scoreF4(iv.Mean)
 	}
-	return fmt.Sprintf("%s [%s, %s]", f4(iv.Mean), f4(iv.Lo), f4(iv.Hi))
+	return fmt.Sprintf("%s [%s, %s]", scoreF4(iv.Mean), scoreF4(iv.Lo), scoreF4(iv.Hi))
 }
 
-// WriteScore prints rep in format (one of Formats): one row per predictions file with n, n missing,
+// WriteScore prints rep in format (one of ScoreFormats): one row per predictions file with n, n missing,
 // EM, F1 and acc (and accuracy and macro-F1 for a classification dataset), each with its bootstrap
 // interval when the summary has one; Markdown adds the extraction rule and the paired comparison with
 // the baseline; JSON is rep itself, indented.
 func WriteScore(w io.Writer, format string, rep *Score) error {
-	if !slices.Contains(Formats, format) {
-		return fmt.Errorf("score table: unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	if !slices.Contains(ScoreFormats, format) {
+		return fmt.Errorf("score table: unknown format %q (want %s)", format, strings.Join(ScoreFormats, ", "))
 	}
-	rows := rowsOf(rep)
+	rows := scoreRows(rep)
 	ci := rep.Summary.Resamples > 0
 	level := fmt.Sprintf("%g%%", 100*rep.Summary.Level)
 	switch format {
@@ -97,7 +101,7 @@ func WriteScore(w io.Writer, format string, rep *Score) error {
 		for _, r := range rows {
 			rec := []string{rep.Dataset, r.name, strconv.Itoa(r.sum.N), strconv.Itoa(r.sum.Missing), strconv.Itoa(r.sum.Unknown)}
 			for _, m := range r.metrics {
-				rec = append(rec, f4(m.Mean), f4(m.Lo), f4(m.Hi))
+				rec = append(rec, scoreF4(m.Mean), scoreF4(m.Lo), scoreF4(m.Hi))
 			}
 			cw.Write(rec)
 		}
@@ -108,16 +112,16 @@ func WriteScore(w io.Writer, format string, rep *Score) error {
 		b.WriteString("\\begin{tabular}{ll" + strings.Repeat("r", 2+len(rows[0].cols)) + "}\n\\hline\n")
 		b.WriteString("Dataset & Predictions & $n$ & missing")
 		for _, c := range rows[0].cols {
-			b.WriteString(" & " + texEscape(c))
+			b.WriteString(" & " + scoreTeX(c))
 		}
 		b.WriteString(" \\\\\n\\hline\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "%s & %s & %d & %d", texEscape(rep.Dataset), texEscape(r.name), r.sum.N, r.sum.Missing)
+			fmt.Fprintf(&b, "%s & %s & %d & %d", scoreTeX(rep.Dataset), scoreTeX(r.name), r.sum.N, r.sum.Missing)
 			for _, m := range r.metrics {
 				if ci {
-					fmt.Fprintf(&b, " & %s {\\scriptsize [%s, %s]}", f4(m.Mean), f4(m.Lo), f4(m.Hi))
+					fmt.Fprintf(&b, " & %s {\\scriptsize [%s, %s]}", scoreF4(m.Mean), scoreF4(m.Lo), scoreF4(m.Hi))
 				} else {
-					fmt.Fprintf(&b, " & %s", f4(m.Mean))
+					fmt.Fprintf(&b, " & %s", scoreF4(m.Mean))
 				}
 			}
 			b.WriteString(" \\\\\n")
@@ -137,9 +141,9 @@ func WriteScore(w io.Writer, format string, rep *Score) error {
 	}
 	b.WriteString("\n|---|---|---:|---:|" + strings.Repeat("---:|", len(rows[0].cols)) + "\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d |", mdEscape(rep.Dataset), mdEscape(r.name), r.sum.N, r.sum.Missing)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d |", scoreMD(rep.Dataset), scoreMD(r.name), r.sum.N, r.sum.Missing)
 		for _, m := range r.metrics {
-			b.WriteString(" " + cell(m, ci) + " |")
+			b.WriteString(" " + scoreCell(m, ci) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -150,18 +154,18 @@ func WriteScore(w io.Writer, format string, rep *Score) error {
 		fmt.Fprintf(&b, "\nExtraction: %s.\n", rep.Summary.Extractor)
 	}
 	if bl := rep.Baseline; bl != nil {
-		fmt.Fprintf(&b, "\nPaired comparison with %s (approximate randomization, %d rounds):\n\n", mdEscape(bl.Predictions), bl.EM.Rounds)
+		fmt.Fprintf(&b, "\nPaired comparison with %s (approximate randomization, %d rounds):\n\n", scoreMD(bl.Predictions), bl.EM.Rounds)
 		b.WriteString("| metric | Δ (predictions − baseline) | p |\n|---|---:|---:|\n")
-		fmt.Fprintf(&b, "| EM | %s | %s |\n", cell(bl.EM.Delta, ci), f4(bl.EM.P))
-		fmt.Fprintf(&b, "| F1 | %s | %s |\n", cell(bl.F1.Delta, ci), f4(bl.F1.P))
+		fmt.Fprintf(&b, "| EM | %s | %s |\n", scoreCell(bl.EM.Delta, ci), scoreF4(bl.EM.P))
+		fmt.Fprintf(&b, "| F1 | %s | %s |\n", scoreCell(bl.F1.Delta, ci), scoreF4(bl.F1.P))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+func scoreMD(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
-func texEscape(s string) string {
+func scoreTeX(s string) string {
 	r := strings.NewReplacer("\\", "\\textbackslash{}", "&", "\\&", "%", "\\%", "$", "\\$", "#", "\\#", "_", "\\_", "{", "\\{", "}", "\\}", "~", "\\textasciitilde{}", "^", "\\textasciicircum{}")
 	return r.Replace(s)
 }
