@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -227,28 +227,16 @@ func datasetsBench(c *cli.Context) error {
 	if n < 1 {
 		return usagef("bench: -n must be at least 1")
 	}
-	var times []time.Duration
-	rows := 0
-	for i := 0; i < n; i++ {
-		t0 := time.Now()
-		ds, err := datasets.Load(c.Context, spec, opts)
-		if err != nil {
-			return err
-		}
-		times = append(times, time.Since(t0))
-		rows = len(ds.Examples)
-		if i == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", ds.Name, rows, n)
-		}
+	lt, err := datasets.TimeLoads(c.Context, spec, opts, n, func(lt datasets.LoadTimes) {
+		fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
+	})
+	if err != nil {
+		return err
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	var sum time.Duration
-	for _, d := range times {
-		sum += d
-	}
+	sum := lt.Total()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", rows, n,
-		ms(times[(len(times)-1)/2]), ms(times[int(0.99*float64(len(times)-1))]), ms(sum/time.Duration(n)), float64(rows*n)/sum.Seconds())
+	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", lt.Rows, n,
+		ms(lt.Percentile(0.5)), ms(lt.Percentile(0.99)), ms(sum/time.Duration(n)), float64(lt.Rows*n)/sum.Seconds())
 	return nil
 }
 
@@ -288,33 +276,13 @@ func datasetsFetch(c *cli.Context) error {
 	var dest string
 	var res []datasets.FetchResult
 	if repo != "" || dir != "" || split != "" || c.String("out") != "" || c.String("revision") != "main" {
-		src, rel, ok := datasets.HubSourceOf(name)
-		if !ok {
-			_, rel, _ = datasets.LocalDirOf(name)
+		var src datasets.HubSource
+		src, dest, err = datasets.FetchTarget(name, datasets.HubSource{Repo: repo, Dir: dir, Split: split, Revision: c.String("revision")}, c.String("out"))
+		if errors.Is(err, datasets.ErrFetchTarget) {
+			return usagef("%v (flags --repo, --dir, --split, --out)", err)
 		}
-		if repo != "" {
-			src.Repo = repo
-		}
-		if dir != "" {
-			src.Dir = dir
-		}
-		if split != "" {
-			src.Split = split
-		}
-		src.Revision = c.String("revision")
-		if src.Repo == "" || src.Split == "" {
-			return usagef("fetch %s: give --repo, --dir and --split (no built-in Hub source)", name)
-		}
-		dest = c.String("out")
-		if dest == "" {
-			if rel == "" {
-				return usagef("fetch %s: not a known dataset; give --out", name)
-			}
-			cache, err := datasets.CacheDir()
-			if err != nil {
-				return err
-			}
-			dest = filepath.Join(cache, "data", filepath.FromSlash(rel))
+		if err != nil {
+			return err
 		}
 		res, err = f.Fetch(c.Context, src, dest)
 	} else {
