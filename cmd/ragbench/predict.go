@@ -154,11 +154,7 @@ func predictAction(c *cli.Context) error {
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	outPath := c.String("out")
 	var w io.Writer = c.App.Writer
-	ids := make([]string, len(examples))
-	for i, ex := range examples {
-		ids[i] = ex.ID
-	}
-	idx := make([]int, len(examples))
+	idx := make([]int, len(examples)) // the examples to run
 	for i := range idx {
 		idx[i] = i
 	}
@@ -167,7 +163,11 @@ func predictAction(c *cli.Context) error {
 		for _, ex := range ds.Examples {
 			all[ex.ID] = true
 		}
-		res, err := predict.OpenResume(outPath, ids, func(id string) bool { return all[id] }, ds.Name)
+		selected := make([]string, len(examples))
+		for i, ex := range examples {
+			selected[i] = ex.ID
+		}
+		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
@@ -177,11 +177,10 @@ func predictAction(c *cli.Context) error {
 			fmt.Fprintf(stderr, "predict: resuming %s: %d record(s) there (%d failed, to be retried; written by %s); %d of %d selected examples done, %d to go, appending\n",
 				outPath, res.Records, res.Failed, strings.Join(res.Backends, ", "), len(examples)-len(idx), len(examples), len(idx))
 		}
-		todo := make([]string, len(idx))
-		for i, j := range idx {
-			todo[i] = ids[j]
-		}
-		ids = todo
+	}
+	ids := make([]string, len(idx))
+	for i, j := range idx {
+		ids[i] = examples[j].ID
 	}
 
 	g, err := llm.New(cfg)
