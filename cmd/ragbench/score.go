@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/internal/atomicfile"
 	"github.com/ragbench/ragbench/metrics"
 	"github.com/ragbench/ragbench/reports"
 )
@@ -169,33 +171,16 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 
 // writeRecords writes the per-example scores as JSONL, atomically.
 func writeRecords(path string, recs []metrics.Record) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".score-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	enc := json.NewEncoder(tmp)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	for _, r := range recs {
 		if err := enc.Encode(r); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexAny(path, "/"); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }
