@@ -33,10 +33,10 @@ var DefaultFinish = FinishOptions{Complete: true, MaxTokens: 128, Shots: -1}
 // if it then lacks "answer is", " So the answer is " is appended and the generator is asked once more
 // with the demos, the case and that text, as an answer-completion call (counted apart from #Call).
 // The completed text is cut at the same markers. The answer is the dataset's extraction rule applied
-// to the result (metrics.DefaultExtractor). It returns the final text and the answer.
+// to the result (metrics.DefaultAnswerRule). It returns the final text and the answer.
 func Finish(ctx context.Context, env Env, dataset, question, text string, o FinishOptions) (final, answer string, err error) {
 	final = text
-	rule := metrics.DefaultExtractor(dataset)
+	rule := metrics.DefaultAnswerRule(dataset)
 	set := prompts.ExemplarSet(dataset)
 	if !o.Complete || set == "" || env.Prompts == nil || env.Generator == nil {
 		return final, rule.Extract(final), nil

@@ -84,9 +84,8 @@ func (s *Source) Open() (Reader, error) { return s.open() }
 
 // Units returns a reader over the units (Units with opt) of the source's documents, in document order.
 // A dataset source's documents keep their published sentences; a corpus file's are split by
-// SentenceSplitter. Each unit the reader returns is also written to sidecar as one JSON line: the Unit
-// without its Text (which is in the index), so that a unit hit can be traced to its document, span and
-// parent.
+// SentenceSplitter. Each unit the reader returns is also written to sidecar (WriteUnit: the Unit without
+// its Text, which is in the index), so that a unit hit can be traced to its document, span and parent.
 func (s *Source) Units(opt UnitOptions, sidecar io.Writer) (Reader, error) {
 	u := &unitReader{pool: s.pool, opt: opt, enc: json.NewEncoder(sidecar)}
 	if s.pool == nil {
@@ -132,9 +131,7 @@ func (u *unitReader) Next() (Document, error) {
 	}
 	un := u.pending[0]
 	u.pending = u.pending[1:]
-	rec := un
-	rec.Text = ""
-	if err := u.enc.Encode(rec); err != nil {
+	if err := WriteUnit(u.enc, un); err != nil {
 		return Document{}, fmt.Errorf("units sidecar: %w", err)
 	}
 	return un.Document(), nil
