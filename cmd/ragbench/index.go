@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -170,110 +168,41 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 }
 
 func indexBuild(c *cli.Context) error {
-	kind := c.String("kind")
-	if kind != "bm25" && kind != "dense" {
-		return usagef("--kind must be bm25 or dense, not %q", kind)
+	cfg := index.BuildConfig{Kind: c.String("kind"), Dir: c.String("out"), Stride: c.Int("stride"), ParentSize: c.Int("parent"),
+		BM25: bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
+			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
+		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
+			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
+		Progress: c.App.ErrWriter}
+	switch {
+	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
+		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)
+	case cfg.Kind == index.KindDense && cfg.Dense.Kind != dense.KindLSA && cfg.Dense.Kind != dense.KindOpenAI:
+		return usagef("--embedder must be lsa or openai, not %q", cfg.Dense.Kind)
+	case cfg.Kind == index.KindDense && cfg.Dense.Kind == dense.KindOpenAI && cfg.Dense.OpenAI.Model == "":
+		return usagef("dense with an OpenAI-compatible server needs --embed-model (and --embed-url or $OPENAI_BASE_URL)")
+	}
+	if s := c.String("units"); s != "" {
+		var err error
+		if cfg.Units, err = parseInts(s); err != nil {
+			return usagef("--units: %v", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
 	}
 	src, err := openSource(c)
 	if err != nil {
 		return err
 	}
-	out := c.String("out")
-	var sizes []int
-	if s := c.String("units"); s != "" {
-		if sizes, err = parseInts(s); err != nil {
-			return usagef("--units: %v", err)
+	return index.Build(c.Context, src, cfg, func(b index.Built) {
+		if m := b.BM25; m != nil {
+			fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
+				b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
+			return
 		}
-	}
-	// reader opens the documents to index: the source itself (g == 0) or its units of g sentences,
-	// whose bookkeeping goes to side.
-	stride := c.Int("stride")
-	reader := func(g int, side io.Writer) (corpus.Reader, error) {
-		if g == 0 {
-			return src.Open()
-		}
-		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: c.Int("parent")}
-		if stride > 0 {
-			opt.Stride = func(int) int { return min(stride, g) }
-		}
-		return src.Units(opt, side)
-	}
-	build := func(g int, dir string, side io.Writer) error {
-		r, err := reader(g, side)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		start := time.Now()
-		if kind == "dense" {
-			emb, err := denseEmbedder(c, func() (corpus.Reader, error) { return reader(g, io.Discard) })
-			if err != nil {
-				return err
-			}
-			if err := dense.Build(c.Context, r, emb, dir, c.App.ErrWriter); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s: dense index built in %.1fs\n", dir, time.Since(start).Seconds())
-			return nil
-		}
-		opt := bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
-			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers"),
-			Progress: c.App.ErrWriter}
-		m, err := bm25.Build(c.Context, r, dir, opt)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
-			dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), time.Since(start).Seconds())
-		return nil
-	}
-	if sizes == nil {
-		return build(0, out, nil)
-	}
-	for _, g := range sizes {
-		dir := filepath.Join(out, "g"+strconv.Itoa(g))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		side, err := os.Create(filepath.Join(dir, corpus.UnitsFile))
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(side, 1<<20)
-		err = build(g, dir, bw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
-		}
-		if cerr := side.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("units of %d sentences: %w", g, err)
-		}
-	}
-	return nil
-}
-
-// denseEmbedder makes the embedder of --embedder for a build. For LSA it fits the model on the corpus
-// from fit.
-func denseEmbedder(c *cli.Context, fit func() (corpus.Reader, error)) (dense.Embedder, error) {
-	switch name := c.String("embedder"); name {
-	case "lsa":
-		r, err := fit()
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return dense.FitLSA(c.Context, r, dense.LSAConfig{Dim: c.Int("dim")}, c.App.ErrWriter)
-	case "openai":
-		if c.String("embed-model") == "" {
-			return nil, usagef("dense with an OpenAI-compatible server needs --embed-model (and --embed-url or $OPENAI_BASE_URL)")
-		}
-		return dense.NewOpenAI(c.Context, dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"),
-			Preset: c.String("embed-preset"), Dimensions: c.Int("dim")})
-	default:
-		return nil, usagef("--embedder must be lsa or openai, not %q", name)
-	}
+		fmt.Fprintf(c.App.Writer, "%s: dense index built in %.1fs\n", b.Dir, b.Elapsed.Seconds())
+	})
 }
 
 // openedIndex is a retriever with its closer and a way to search many queries.
