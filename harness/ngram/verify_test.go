@@ -25,7 +25,7 @@ func TestVerifyOnOpenByDefault(t *testing.T) {
 			ix.Close()
 			os.Remove(filepath.Join(dir, VerifiedFile))
 			if remembered {
-				ix, err := Open(dir, OpenOptions{})
+				ix, err := OpenIndex(dir, OpenOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -33,7 +33,7 @@ func TestVerifyOnOpenByDefault(t *testing.T) {
 					t.Errorf("%s: first open checked no file", name)
 				}
 				ix.Close()
-				ix, err = Open(dir, OpenOptions{})
+				ix, err = OpenIndex(dir, OpenOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -52,7 +52,7 @@ func TestVerifyOnOpenByDefault(t *testing.T) {
 			if err := os.WriteFile(p, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err = Open(dir, OpenOptions{})
+			_, err = OpenIndex(dir, OpenOptions{})
 			if err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), name) {
 				t.Errorf("%s (remembered %v): one edited byte not caught by a default open: %v", name, remembered, err)
 			}
@@ -82,7 +82,7 @@ func TestCacheKeyedByBuild(t *testing.T) {
 	if _, err := BuildFrom(ctx, &memReader{docs: docsOf("reba mcentire", "reba mcentire", "reba mcentire", "x")}, dir, BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ix2, err := Open(dir, OpenOptions{})
+	ix2, err := OpenIndex(dir, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
