@@ -55,9 +55,10 @@ type contextTemplate struct {
 // Set is a loaded pair of reference files. It is read-only after Load and safe for concurrent use.
 type Set struct {
 	// Dir is the directory the files came from.
-	Dir string
-	ex  exemplarFile
-	ctx contextTemplate
+	Dir       string
+	ex        exemplarFile
+	ctx       contextTemplate
+	templates map[string]Template
 }
 
 // Load reads exemplars.json and prompt_templates.json (its new_prompt_v1 "initial" block) from dir.
@@ -102,6 +103,9 @@ func Load(dir string) (*Set, error) {
 	s.ctx = *tmpl.V1.Initial
 	if !strings.Contains(s.ctx.DocFormat, "{doc}") {
 		return nil, fmt.Errorf("load prompts %s: field \"new_prompt_v1.initial.doc_format\" has no {doc}", path)
+	}
+	if s.templates, err = readTemplates(dir); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

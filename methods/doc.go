@@ -1,0 +1,18 @@
+// Package methods holds the RAG methods ragbench runs, one file per method, and the contract they
+// share: a Method answers one datasets.Example given an Env of components (generator, retrievers,
+// corpus-statistics counter, extractor, prompt templates) and returns a Prediction with the raw
+// generated text, the extracted answer, every retrieval it made, its counters and a trace of its
+// decision path.
+//
+// Counting is never done by hand: Instrument wraps each component of an Env in a counting, timing
+// decorator that reports into a per-question Meter, and the Prediction's Counters and Retrieved come
+// from that meter. A Record is one line of a run's JSONL output (the prediction plus its scores); a
+// Timing is the measured wall time per stage, kept in a separate file so that records of two runs of
+// the same config compare byte for byte.
+//
+// Methods are registered by name (Register, New) with their settings decoded strictly into the
+// method's own config struct, so a misspelt setting is an error naming the key.
+//
+// It does not load datasets, open components from configs (the harness packages do), run many
+// questions (the runner does) or score (package metrics does).
+package methods

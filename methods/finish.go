@@ -1,0 +1,76 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/methods/prompts"
+	"github.com/ragbench/ragbench/metrics"
+)
+
+// finishCuts are the markers at which the authors' evaluation cuts a generation.
+var finishCuts = []string{"Question:", "#10000000", "Note:"}
+
+// FinishOptions configure Finish.
+type FinishOptions struct {
+	// Complete turns the answer-completion call on. The authors make it on 2WikiMultihopQA and
+	// HotpotQA only (the datasets with exemplars); Finish skips it for any example whose dataset has
+	// no exemplar set.
+	Complete bool `json:"answer_completion"`
+	// MaxTokens bounds the completion (QuCo-RAG 128, DRAGIN 20).
+	MaxTokens int `json:"answer_completion_max_tokens"`
+	// Shots is the number of exemplars in the completion prompt (negative: the authors' count).
+	Shots int `json:"-"`
+}
+
+// DefaultFinish is the QuCo-RAG evaluation's setting: completion on, 128 tokens, the authors' shots.
+var DefaultFinish = FinishOptions{Complete: true, MaxTokens: 128, Shots: -1}
+
+// Finish turns a method's generated text into the scored answer as the QuCo-RAG and DRAGIN
+// evaluation does. The text is cut at "Question:", "#10000000" or "Note:" (where not at its start);
+// if it then lacks "answer is", " So the answer is " is appended and the generator is asked once more
+// with the demos, the case and that text, as an answer-completion call (counted apart from #Call).
+// The completed text is cut at the same markers. The answer is the dataset's extraction rule applied
+// to the result (metrics.DefaultExtractor). It returns the final text and the answer.
+func Finish(ctx context.Context, env Env, dataset, question, text string, o FinishOptions) (final, answer string, err error) {
+	final = text
+	rule := metrics.DefaultExtractor(dataset)
+	set := prompts.ExemplarSet(dataset)
+	if !o.Complete || set == "" || env.Prompts == nil || env.Generator == nil {
+		return final, rule.Extract(final), nil
+	}
+	for _, w := range finishCuts {
+		if p := strings.Index(final, w); p > 0 {
+			final = final[:p]
+		}
+	}
+	if strings.Contains(final, "answer is") {
+		return final, rule.Extract(final), nil
+	}
+	exs, err := env.Prompts.Exemplars(set, o.Shots)
+	if err != nil {
+		return final, rule.Extract(final), err
+	}
+	final += " So the answer is "
+	var b strings.Builder
+	for _, e := range exs {
+		b.WriteString(env.Prompts.Demo(e))
+		b.WriteString("\n")
+	}
+	b.WriteString(env.Prompts.Case(set, question))
+	b.WriteString(" ")
+	b.WriteString(final)
+	resp, err := env.Generator.Generate(AnswerCall(ctx), llm.Request{Endpoint: llm.Completions, Prompt: b.String(), MaxTokens: o.MaxTokens})
+	if err != nil {
+		return final, rule.Extract(final), fmt.Errorf("answer completion: %w", err)
+	}
+	final += strings.TrimSpace(resp.Text)
+	for _, w := range finishCuts {
+		if p := strings.Index(final, w); p >= 0 {
+			final = final[:p]
+		}
+	}
+	return final, rule.Extract(final), nil
+}

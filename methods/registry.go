@@ -1,0 +1,88 @@
+package methods
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Factory builds a method from its settings (a decoded YAML or JSON object; nil for the defaults).
+// It decodes them strictly (DecodeSettings), applies defaults and validates.
+type Factory func(settings map[string]any) (Method, error)
+
+// Configured is implemented by methods that can show their resolved settings (defaults applied), which
+// the runner writes into the run's resolved config.
+type Configured interface {
+	Settings() any
+}
+
+var (
+	regMu     sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// Register makes a method available by name. It panics on a duplicate or empty name (a programming
+// error found at init).
+func Register(name string, f Factory) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if name == "" || f == nil {
+		panic("methods: Register with an empty name or nil factory")
+	}
+	if _, dup := factories[name]; dup {
+		panic("methods: duplicate method " + name)
+	}
+	factories[name] = f
+}
+
+// Names returns the registered method names, sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]string, 0, len(factories))
+	for n := range factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New builds the method registered as name from settings.
+func New(name string, settings map[string]any) (Method, error) {
+	regMu.RLock()
+	f, ok := factories[name]
+	regMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	m, err := f(settings)
+	if err != nil {
+		return nil, fmt.Errorf("method %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// DecodeSettings decodes settings into dst (a pointer to a config struct with json tags), rejecting
+// keys dst does not have with an error that names the key.
+func DecodeSettings(settings map[string]any, dst any) error {
+	if len(settings) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(settings)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		msg := err.Error()
+		if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+			return fmt.Errorf("unknown setting %s", k)
+		}
+		return fmt.Errorf("settings: %s", strings.TrimPrefix(msg, "json: "))
+	}
+	return nil
+}
