@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
+	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
 	"github.com/ragbench/ragbench/harness/retrieval/trec"
@@ -342,179 +342,19 @@ func retrievalEval(c *cli.Context) error {
 }
 
 func indexBench(c *cli.Context) error {
-	ctx := c.Context
-	errw := c.App.ErrWriter
-	if c.Int("queries") < 0 || c.Int("peer-queries") < 0 {
-		return usagef("--queries and --peer-queries must not be negative")
+	cfg := bm25bench.DefaultConfig()
+	cfg.Corpus, cfg.N, cfg.Dir = c.String("corpus"), c.Int("n"), c.String("dir")
+	cfg.Queries, cfg.QueryFile, cfg.K = c.Int("queries"), c.String("query-file"), c.Int("k")
+	cfg.MemoryMB, cfg.Workers, cfg.PeerQueries = c.Int64("memory-mb"), c.Int("workers"), c.Int("peer-queries")
+	cfg.SkipChecksums, cfg.HugePostings, cfg.CPUProfile = c.Bool("skip-checksums"), c.Bool("huge-postings"), c.String("cpuprofile")
+	cfg.Log = c.App.ErrWriter
+	if err := cfg.Validate(); err != nil {
+		return usagef("index bench: %v", err)
 	}
-	dir := c.String("dir")
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		d, err := os.MkdirTemp("", "ragbench-bm25-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	path := c.String("corpus")
-	if path == "" {
-		n := c.Int("n")
-		if n <= 0 {
-			return usagef("--n must be positive")
-		}
-		path = filepath.Join(dir, "synthetic.tsv")
-		fmt.Fprintf(errw, "bench: writing %d synthetic passages to %s\n", n, path)
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := bm25.NewSynth(1).WriteTSV(ctx, f, n); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	st, err := os.Stat(path)
+	rep, err := bm25bench.Run(c.Context, cfg)
 	if err != nil {
 		return err
 	}
-	r, err := corpus.Open(path, "")
-	if err != nil {
-		return err
-	}
-	ixDir := filepath.Join(dir, "index")
-	w := c.App.Writer
-	if p := c.String("cpuprofile"); p != "" {
-		pf, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pf.Close()
-	}
-	start, cpu0 := time.Now(), bm25.CPUTime()
-	m, err := bm25.Build(ctx, r, ixDir, bm25.Options{MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers"), Progress: errw})
-	r.Close()
-	if err != nil {
-		return err
-	}
-	wall, cpu := time.Since(start), bm25.CPUTime()-cpu0
-	pprof.StopCPUProfile()
-	var size int64
-	for _, fs := range m.Files {
-		size += fs.Size
-	}
-	var postings int64
-	for _, name := range []string{"postings.bin", "terms.bin", "termoff.bin", "terminfo.bin", "norms.bin", "lens.bin", "docoff.bin"} {
-		postings += m.Files[name].Size
-	}
-	fmt.Fprintf(w, "corpus      %s: %d documents, %.1f MB\n", path, m.Docs, float64(st.Size())/1e6)
-	fmt.Fprintf(w, "build       %.1fs wall, %.1fs CPU: %.0f passages/s wall, %.0f passages per CPU-second\n",
-		wall.Seconds(), cpu.Seconds(), float64(m.Docs)/wall.Seconds(), float64(m.Docs)/cpu.Seconds())
-	fmt.Fprintf(w, "peak RSS    %.2f GB (whole process, including corpus generation)\n", float64(bm25.PeakRSS())/1e9)
-	fmt.Fprintf(w, "index size  %.1f MB = %.2f x the corpus file (inverted index alone %.1f MB = %.2f x; stored text %.1f MB)\n",
-		float64(size)/1e6, float64(size)/float64(st.Size()), float64(postings)/1e6, float64(postings)/float64(st.Size()), float64(m.Files["docs.bin"].Size)/1e6)
-	fmt.Fprintf(w, "terms       %d, postings %d, avgdl %.1f\n", m.Terms, m.Postings, m.AvgDL())
-	fmt.Fprintf(w, "kernels     %s\n", bm25.Kernels())
-
-	ix, err := bm25.OpenWith(ixDir, bm25.OpenOptions{SkipChecksums: c.Bool("skip-checksums"), HugePostings: c.Bool("huge-postings")})
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	if c.Bool("huge-postings") {
-		how := "mapped (not 4 MiB to 2 GiB, or not Linux)"
-		if ix.HugePostings() {
-			how = "read into transparent huge pages"
-		}
-		fmt.Fprintf(w, "postings    --huge-postings: postings.bin %s\n", how)
-	}
-	nq := c.Int("queries")
-	if nq == 0 {
-		fmt.Fprintln(w, "query       skipped (--queries 0)")
-		return nil
-	}
-	var qs []string
-	if qf := c.String("query-file"); qf != "" {
-		data, err := os.ReadFile(qf)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" && len(qs) < nq {
-				qs = append(qs, l)
-			}
-		}
-		if len(qs) == 0 {
-			return fmt.Errorf("bench: %s has no queries", qf)
-		}
-		nq = len(qs)
-	} else {
-		synth := bm25.NewSynth(2)
-		qs = make([]string, nq)
-		for i := range qs {
-			qs[i] = synth.Query()
-		}
-	}
-	k := c.Int("k")
-	// Warm the page cache and the dictionary with a first pass over a few queries.
-	for _, q := range qs[:min(50, len(qs))] {
-		ix.Search(ctx, q, k)
-	}
-	lat := make([]time.Duration, len(qs))
-	start, cpu0 = time.Now(), bm25.CPUTime()
-	for i, q := range qs {
-		t := time.Now()
-		if _, err := ix.Search(ctx, q, k); err != nil {
-			return err
-		}
-		lat[i] = time.Since(t)
-	}
-	wall, cpu = time.Since(start), bm25.CPUTime()-cpu0
-	p50, p99 := percentile(lat, 0.5), percentile(lat, 0.99)
-	fmt.Fprintf(w, "query       %d queries, top %d, one thread: %.0f q/s wall, %.0f q per CPU-second, p50 %s, p99 %s\n",
-		nq, k, float64(nq)/wall.Seconds(), float64(nq)/cpu.Seconds(), p50.Round(time.Microsecond), p99.Round(time.Microsecond))
-	var qterms, qpost int64
-	for _, q := range qs {
-		t, p, err := ix.QueryCost(q)
-		if err != nil {
-			return err
-		}
-		qterms, qpost = qterms+int64(t), qpost+p
-	}
-	fmt.Fprintf(w, "query set   %.2f indexed terms and %.0f postings per query on average\n", float64(qterms)/float64(nq), float64(qpost)/float64(nq))
-	if np := min(c.Int("peer-queries"), len(qs)); np > 0 {
-		start = time.Now()
-		for _, q := range qs[:np] {
-			if _, err := ix.BruteForce(q, k); err != nil {
-				return err
-			}
-		}
-		pw := time.Since(start)
-		start = time.Now()
-		for _, q := range qs[:np] {
-			ix.Search(ctx, q, k)
-		}
-		mw := time.Since(start)
-		fmt.Fprintf(w, "peer        exhaustive scoring of the same %d queries: %.0f q/s vs MaxScore %.0f q/s (%.1fx)\n",
-			np, float64(np)/pw.Seconds(), float64(np)/mw.Seconds(), pw.Seconds()/mw.Seconds())
-	}
+	rep.Print(c.App.Writer)
 	return nil
-}
-
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	return s[min(len(s)-1, int(p*float64(len(s))))]
 }

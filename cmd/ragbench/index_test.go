@@ -127,13 +127,13 @@ func TestIndexBench(t *testing.T) {
 		not  []string // substrings that must not be in stdout
 	}{
 		{"synthetic corpus, queries and peer", []string{"--n", "2000", "--queries", "30", "--peer-queries", "5"}, 0,
-			[]string{"corpus ", "2000 documents", "build ", "passages/s wall", "index size", "kernels     ", "query       30 queries, top 10", "query set", "peer        exhaustive scoring of the same 5 queries"}, []string{"NaN"}},
+			[]string{"corpus ", "2000 documents", "build ", "passages/s wall", "index size", "query       30 queries, top 10", "query set", "peer        exhaustive scoring of the same 5 queries"}, []string{"NaN"}},
 		{"no queries: the query part is skipped, not printed as NaN", []string{"--n", "500", "--queries", "0", "--peer-queries", "0"}, 0,
 			[]string{"build ", "query       skipped"}, []string{"NaN", "q/s"}},
 		{"huge postings asked for: a postings file under 4 MiB stays mapped, and the bench says so", []string{"--n", "500", "--queries", "10", "--peer-queries", "0", "--huge-postings"}, 0,
 			[]string{"postings    --huge-postings: postings.bin mapped", "query       10 queries"}, []string{"NaN"}},
 		{"negative query count", []string{"--n", "500", "--queries", "-1"}, 2, []string{"must not be negative"}, nil},
-		{"no passages", []string{"--n", "0"}, 2, []string{"--n must be positive"}, nil},
+		{"no passages", []string{"--n", "0"}, 2, []string{"passages (n) must be positive"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
