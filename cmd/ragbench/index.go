@@ -36,7 +36,8 @@ func init() {
 						&cli.StringFlag{Name: "format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"},
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
 						&cli.StringFlag{Name: "dataset", Usage: "index the pooled contexts of this dataset (name, parquet file or spec) instead of --corpus"},
-						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory"},
+						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
+						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
 						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32); one index per size in OUT/gN"},
 						&cli.IntFlag{Name: "stride", Usage: "unit stride in sentences (default size/2)"},
 						&cli.IntFlag{Name: "parent", Value: 8, Usage: "size of the parent units that smaller units link to"},
@@ -170,7 +171,7 @@ func indexBuild(c *cli.Context) error {
 			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
 		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
 			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
-		Progress: c.App.ErrWriter}
+		Progress: c.App.ErrWriter, Force: c.Bool("force")}
 	switch {
 	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
 		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)

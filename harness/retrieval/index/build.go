@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicdir"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,6 +36,8 @@ type BuildConfig struct {
 	Dense dense.EmbedderSpec
 	// Progress receives the builders' progress lines (nil: none).
 	Progress io.Writer
+	// Force replaces an existing Dir. Without it an existing Dir is an error and left untouched.
+	Force bool
 }
 
 // Validate reports a config Build cannot carry out.
@@ -68,24 +71,35 @@ type Built struct {
 	Elapsed time.Duration
 }
 
-// Build builds the index of cfg from src, or one index per unit size, and calls done after each.
+// Build builds the index of cfg from src, or one index per unit size, and calls done after each. It
+// builds into a temporary directory beside Dir and renames it into place only when every index is
+// complete, so a failed, cancelled or killed build leaves an existing Dir as it was (and the next build
+// removes what a killed one left); an existing Dir is replaced only with Force.
 func Build(ctx context.Context, src *corpus.Source, cfg BuildConfig, done func(Built)) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	ad, err := atomicdir.Begin(cfg.Dir, cfg.Force)
+	if err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	defer ad.Abort()
+	var built []Built
 	if len(cfg.Units) == 0 {
-		b, err := buildOne(ctx, cfg, cfg.Dir, func(io.Writer) (corpus.Reader, error) { return src.Open() }, nil)
-		if err == nil && done != nil {
-			done(b)
+		b, err := buildOne(ctx, cfg, ad.Path(), func(io.Writer) (corpus.Reader, error) { return src.Open() }, nil)
+		if err != nil {
+			return err
 		}
-		return err
+		b.Dir = cfg.Dir
+		built = append(built, b)
 	}
 	for _, g := range cfg.Units {
 		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: cfg.ParentSize}
 		if s := cfg.Stride; s > 0 {
 			opt.Stride = func(int) int { return min(s, g) }
 		}
-		dir := filepath.Join(cfg.Dir, "g"+strconv.Itoa(g))
+		name := "g" + strconv.Itoa(g)
+		dir := filepath.Join(ad.Path(), name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -104,8 +118,14 @@ func Build(ctx context.Context, src *corpus.Source, cfg BuildConfig, done func(B
 		if err != nil {
 			return fmt.Errorf("units of %d sentences: %w", g, err)
 		}
-		b.Units = g
-		if done != nil {
+		b.Units, b.Dir = g, filepath.Join(cfg.Dir, name)
+		built = append(built, b)
+	}
+	if err := ad.Commit(); err != nil {
+		return fmt.Errorf("index build: %w", err)
+	}
+	if done != nil {
+		for _, b := range built {
 			done(b)
 		}
 	}
