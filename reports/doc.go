@@ -2,7 +2,8 @@
 // CELL.timings.jsonl) into what a researcher reads: the papers' tables (markdown, CSV, LaTeX, JSON,
 // HTML) with bootstrap intervals, paired tests and the published numbers side by side; plots
 // (gonum/plot, SVG and PNG); a self-contained HTML report with a per-question record browser; and a
-// question-by-question comparison of two runs that can gate a pull request.
+// question-by-question comparison of two runs that can gate a pull request. It also prints the score
+// table of one predictions file for `ragbench score` (WriteScore).
 //
 // It reads records; it does not run methods or re-score predictions: the scores are the ones the
 // runner stored in each record (metrics.Score's), and every aggregate is a plain mean of them, so a
