@@ -11,10 +11,11 @@
 //
 // # Inputs read
 //
-// From config.yaml only the generator's label is read, defensively: the first non-empty string of
-// generator.label, generator.name, generator.model, llm.label, llm.model; when none is present the
-// label is taken from the records' "generator" field (the most common one). Every other key is
-// ignored. Records are methods.Record lines; timings are methods.Timing lines, joined to records by
+// A cell's generator is its records' "generator" label (the most common one). From config.yaml two
+// things are read, defensively: a fallback label for records without one (the first non-empty
+// string of generator.label, generator.name, generator.model, llm.label, llm.model) and the prices
+// (prices.prompt_per_mtok, prices.completion_per_mtok). Every other key is ignored. A cell name's
+// "@MODEL" suffix (a run sweeping models) is dropped from its table row: the model is a column group. Records are methods.Record lines; timings are methods.Timing lines, joined to records by
 // id (a record without a timing line counts as untimed, a timing without a record is a warning).
 //
 // # Units

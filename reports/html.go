@@ -119,7 +119,7 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 				if i < len(c.Raw) {
 					raw = c.Raw[i]
 				}
-				refs = append(refs, ref{gi, rowIdx[c.Name], &c.Records[i], raw})
+				refs = append(refs, ref{gi, rowIdx[c.Row], &c.Records[i], raw})
 			}
 		}
 	}

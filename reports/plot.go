@@ -161,7 +161,7 @@ func (r *Report) Figures() ([]*Figure, error) {
 					vals[j] = st.Mean
 					ep.XYs[j] = plotter.XY{X: float64(j), Y: st.Mean}
 					ep.YErrors[j] = struct{ Low, High float64 }{st.Mean - st.Lo, st.Hi - st.Mean}
-					names = append(names, c.Name)
+					names = append(names, c.Row)
 				}
 				bars, err := plotter.NewBarChart(vals, vg.Points(22))
 				if err != nil {

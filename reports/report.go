@@ -24,7 +24,8 @@ type Options struct {
 	// PaperModel chooses the paper's model when our generator is none of the paper's models
 	// (default: the first model the paper's table lists).
 	PaperModel string
-	// Prices, when configured, add money per question to the cost table.
+	// Prices, when configured, add money per question to the cost table (default: the first run's
+	// config.yaml prices).
 	Prices Prices
 }
 
@@ -77,6 +78,14 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 	if opts.CI.Level == 0 {
 		opts.CI.Level = 0.95
 	}
+	if !opts.Prices.Configured() {
+		for _, run := range runs {
+			if run.Prices.Configured() {
+				opts.Prices = run.Prices
+				break
+			}
+		}
+	}
 	r := &Report{Runs: runs, opts: opts, cell: map[GroupKey]map[string]*Cell{}}
 	where := map[string]string{}
 	rowSet := map[string]bool{}
@@ -84,18 +93,18 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 		r.Warnings = append(r.Warnings, run.Warnings...)
 		for _, c := range run.Cells {
 			g := GroupKey{c.Generator, c.Dataset}
-			k := g.Generator + "\x00" + g.Dataset + "\x00" + c.Name
+			k := g.Generator + "\x00" + g.Dataset + "\x00" + c.Row
 			if prev, dup := where[k]; dup {
-				return nil, fmt.Errorf("cell %s on %s with %s is in both run %s and run %s", c.Name, c.Dataset, c.Generator, prev, run.Dir)
+				return nil, fmt.Errorf("row %s on %s with %s comes twice (%s and %s/%s)", c.Row, c.Dataset, c.Generator, prev, run.Dir, c.Name)
 			}
-			where[k] = run.Dir
+			where[k] = run.Dir + "/" + c.Name
 			if r.cell[g] == nil {
 				r.cell[g] = map[string]*Cell{}
 				r.Groups = append(r.Groups, g)
 			}
-			r.cell[g][c.Name] = c
+			r.cell[g][c.Row] = c
 			r.Cells = append(r.Cells, c)
-			rowSet[c.Name] = true
+			rowSet[c.Row] = true
 		}
 	}
 	sort.Slice(r.Groups, func(i, j int) bool {

@@ -29,18 +29,23 @@ type Run struct {
 	Generator string
 	// Cells are the run's cells, sorted by dataset, then cell name.
 	Cells []*Cell
+	// Prices are the generator prices of config.yaml (prices.prompt_per_mtok and
+	// prices.completion_per_mtok, USD per million tokens), when set.
+	Prices Prices
 	// Warnings are counted problems that did not stop loading.
 	Warnings []string
 }
 
 // Cell is the records of one plan cell on one dataset.
 type Cell struct {
-	// Run is the run's name; Dataset the dataset directory; Name the cell ("quco[tau_cooc=5]").
-	Run, Dataset, Name string
+	// Run is the run's name; Dataset the dataset directory; Name the cell ("quco[tau_cooc=5]", or
+	// "quco[tau_cooc=5]@MODEL" when the run sweeps models); Row the name without the model part,
+	// the table row the cell belongs to (the model is a column group).
+	Run, Dataset, Name, Row string
 	// Method is the method part of the cell name; Settings the bracketed key=value settings.
 	Method   string
 	Settings map[string]string
-	// Generator is the run's generator label.
+	// Generator is the generator label of the cell's records (the most common one), else the run's.
 	Generator string
 	// Records in file order, with the fields reports aggregate: everything but the trace, the
 	// retrieval list and the raw output, which stay in Raw (the JSON lines as read, shown by the
@@ -53,8 +58,22 @@ type Cell struct {
 	scoreKeys  map[string]bool
 }
 
-// ParseCell splits a cell name "method[k1=v1,k2=v2]" into the method and its settings.
+// RowName drops the model part of a cell name ("quco[window=50]@OLMo-2-7B" → "quco[window=50]").
+func RowName(name string) string {
+	from := strings.LastIndexByte(name, ']')
+	if from < 0 {
+		from = 0
+	}
+	if i := strings.IndexByte(name[from:], '@'); i >= 0 {
+		return name[:from+i]
+	}
+	return name
+}
+
+// ParseCell splits a cell name "method[k1=v1,k2=v2]" (an "@MODEL" suffix is ignored) into the
+// method and its settings.
 func ParseCell(name string) (method string, settings map[string]string) {
+	name = RowName(name)
 	settings = map[string]string{}
 	i := strings.IndexByte(name, '[')
 	if i < 0 || !strings.HasSuffix(name, "]") {
@@ -83,7 +102,7 @@ func LoadRun(ctx context.Context, dir string) (*Run, error) {
 		return nil, fmt.Errorf("run %s: not a directory", dir)
 	}
 	r := &Run{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
-	r.Generator, err = configGenerator(filepath.Join(dir, "config.yaml"))
+	r.Generator, r.Prices, err = readConfig(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -125,31 +144,35 @@ func LoadRun(ctx context.Context, dir string) (*Run, error) {
 		}
 		c.Run = r.Name
 		r.Warnings = append(r.Warnings, warns[i]...)
+		cellGens := map[string]int{}
 		for _, rec := range c.Records {
 			if rec.Generator != "" {
 				gens[rec.Generator]++
+				cellGens[rec.Generator]++
 			}
+		}
+		c.Generator = mostCommon(cellGens)
+		if len(cellGens) > 1 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s/%s: records name %d generators; the cell is reported under %q", c.Dataset, c.Name, len(cellGens), c.Generator))
 		}
 		r.Cells = append(r.Cells, c)
 	}
 	if len(r.Cells) == 0 {
 		return nil, fmt.Errorf("run %s: no records (want DATASET/CELL.jsonl files)", dir)
 	}
-	if r.Generator == "" {
-		best := ""
-		for g, n := range gens {
-			if best == "" || n > gens[best] || (n == gens[best] && g < best) {
-				best = g
-			}
-		}
-		r.Generator = best
+	// The records' label is the generator's own (the runner writes the model and server); the
+	// config's is the fallback for records without one.
+	if g := mostCommon(gens); g != "" {
+		r.Generator = g
 	}
 	if r.Generator == "" {
 		r.Generator = "unknown generator"
-		r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: no generator label in config.yaml or records", dir))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: no generator label in the records or config.yaml", dir))
 	}
 	for _, c := range r.Cells {
-		c.Generator = r.Generator
+		if c.Generator == "" {
+			c.Generator = r.Generator
+		}
 	}
 	sort.Slice(r.Cells, func(i, j int) bool {
 		if r.Cells[i].Dataset != r.Cells[j].Dataset {
@@ -160,26 +183,58 @@ func LoadRun(ctx context.Context, dir string) (*Run, error) {
 	return r, nil
 }
 
-// configGenerator reads the generator label from a resolved config, if the file exists.
-func configGenerator(path string) (string, error) {
+// mostCommon returns the key with the highest count (the smallest such key on ties), or "".
+func mostCommon(counts map[string]int) string {
+	best := ""
+	for k, n := range counts {
+		if best == "" || n > counts[best] || (n == counts[best] && k < best) {
+			best = k
+		}
+	}
+	return best
+}
+
+// readConfig reads the generator label and the prices from a resolved config, if the file exists.
+func readConfig(path string) (label string, prices Prices, err error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return "", nil
+		return "", Prices{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", Prices{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	var cfg map[string]any
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return "", fmt.Errorf("parse %s: %w", path, err)
+		return "", Prices{}, fmt.Errorf("parse %s: %w", path, err)
 	}
 	for _, p := range [][2]string{{"generator", "label"}, {"generator", "name"}, {"generator", "model"}, {"llm", "label"}, {"llm", "model"}} {
 		sub, _ := cfg[p[0]].(map[string]any)
 		if s, ok := sub[p[1]].(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s), nil
+			label = strings.TrimSpace(s)
+			break
 		}
 	}
-	return "", nil
+	if p, ok := cfg["prices"].(map[string]any); ok {
+		num := func(k string) (float64, error) {
+			switch v := p[k].(type) {
+			case nil:
+				return 0, nil
+			case int:
+				return float64(v), nil
+			case float64:
+				return v, nil
+			default:
+				return 0, fmt.Errorf("%s: prices.%s is %v, want a number", path, k, v)
+			}
+		}
+		if prices.PromptPerM, err = num("prompt_per_mtok"); err != nil {
+			return "", Prices{}, err
+		}
+		if prices.CompletionPerM, err = num("completion_per_mtok"); err != nil {
+			return "", Prices{}, err
+		}
+	}
+	return label, prices, nil
 }
 
 func loadCell(path, dataset string) (*Cell, []string, error) {
@@ -215,6 +270,7 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 		return nil, nil, err
 	}
 	c.Method, c.Settings = ParseCell(c.Name)
+	c.Row = RowName(c.Name)
 	if len(c.Records) > 0 && c.Records[0].Method != "" {
 		c.Method = c.Records[0].Method
 	}

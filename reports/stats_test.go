@@ -1,10 +1,15 @@
 package reports
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/methods"
+	"github.com/ragbench/ragbench/reports/reportstest"
 )
 
 func TestFreqBin(t *testing.T) {
@@ -74,5 +79,60 @@ func TestIntervalsCoverMean(t *testing.T) {
 				t.Errorf("%s %s: EM %g with a zero-width interval", c.Dataset, c.Name, st.Mean)
 			}
 		}
+	}
+}
+
+// TestModelSweepRun reads a run that sweeps models (cells "quco@MODEL", records naming their own
+// generator): one table row per method, one column group per model; prices come from config.yaml.
+func TestModelSweepRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	for _, s := range []reportstest.Spec{
+		{Generator: "allenai/OLMo-2-1124-7B-Instruct at http://127.0.0.1:8000/v1", Cells: []string{"quco@OLMo-2-1124-7B-Instruct", "sr-rag@OLMo-2-1124-7B-Instruct"}},
+		{Generator: "Qwen/Qwen2.5-32B-Instruct at http://127.0.0.1:8000/v1", Cells: []string{"quco@Qwen2.5-32B-Instruct"}},
+	} {
+		s.Datasets, s.Questions, s.Seed = []string{"hotpotqa"}, 10, 1
+		if err := reportstest.Write(dir, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "llm:\n  model: something-else\nprices:\n  prompt_per_mtok: 0.5\n  completion_per_mtok: 1.5\n"
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := LoadRun(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Prices != (Prices{PromptPerM: 0.5, CompletionPerM: 1.5}) {
+		t.Errorf("prices %+v, want config.yaml's", run.Prices)
+	}
+	r, err := Build([]*Run{run}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := r.Tables[0]
+	var rows []string
+	for _, row := range main.Rows {
+		rows = append(rows, row.Label)
+	}
+	if strings.Join(rows, ",") != "sr-rag,quco" {
+		t.Errorf("rows %v, want sr-rag,quco (the model part of the cell names dropped)", rows)
+	}
+	var groups []string
+	for _, g := range main.Groups {
+		groups = append(groups, g.Label)
+	}
+	want := "Qwen/Qwen2.5-32B-Instruct · hotpotqa,allenai/OLMo-2-1124-7B-Instruct · hotpotqa"
+	if strings.Join(groups, ",") != want {
+		t.Errorf("groups %v, want %s (one per model, labelled by the records' generator)", groups, want)
+	}
+	var cost *Table
+	for _, tb := range r.Tables {
+		if tb.ID == "cost" {
+			cost = tb
+		}
+	}
+	if c := cost.Columns[len(cost.Columns)-1]; c.Key != "usd" {
+		t.Errorf("cost table's last column %s, want usd (prices from config.yaml)", c.Key)
 	}
 }

@@ -105,6 +105,7 @@ func writeJSONL[T any](path string, xs []T) error {
 // Records returns the records and timings of one cell on one dataset.
 func Records(s Spec, ds, cell string) ([]methods.Record, []methods.Timing) {
 	method, _, _ := strings.Cut(cell, "[")
+	method, _, _ = strings.Cut(method, "@")
 	skill := 0.3
 	if v, ok := s.Skill[cell]; ok {
 		skill = v
