@@ -146,6 +146,10 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 		if nc == nil {
 			continue
 		}
+		if bc.Generator != nc.Generator && base.Generator == next.Generator {
+			what = append(what, fmt.Sprintf("%s: generator %q in the base run, %q in the new one", key(bc), bc.Generator, nc.Generator))
+			continue
+		}
 		if w := unpaired(bc, nc); w != "" {
 			what = append(what, key(bc)+": "+w)
 			continue
