@@ -183,7 +183,7 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 </div>
 <p id="count">loading…</p>
 <div id="pager"><button id="prev">‹ previous</button> <span id="page"></span> <button id="next">next ›</button></div>
-<table id="rec-table" class="tbl"><thead><tr><th>id</th><th>dataset</th><th>method</th><th>question</th><th>prediction</th><th>gold</th><th>correct</th><th>#Ret</th><th></th></tr></thead><tbody id="rec-body"></tbody></table>
+<table id="rec-table" class="tbl"><thead><tr><th>id</th><th>generator</th><th>dataset</th><th>method</th><th>question</th><th>prediction</th><th>gold</th><th>correct</th><th>#Ret</th><th></th></tr></thead><tbody id="rec-body"></tbody></table>
 <div id="detail" hidden></div>
 </section>
 `)

@@ -185,7 +185,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	setSelect("f-fired", "all")
 	setSelect("f-correct", "correct")
-	correctCells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#rec-body tr td:nth-child(7)")].map(td => td.textContent)`))
+	correctCells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#rec-body tr td:nth-child(8)")].map(td => td.textContent)`))
 	if err != nil {
 		t.Fatal(err)
 	}

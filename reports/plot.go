@@ -191,6 +191,9 @@ func (r *Report) Figures() ([]*Figure, error) {
 			left := newPlot(fmt.Sprintf("%s vs %s — %s\ngenerator: %s", sw.method, sw.key, g.Dataset, gen), sw.key, "score (%)")
 			right := newPlot(fmt.Sprintf("%s vs %s — %s\ngenerator: %s", sw.method, sw.key, g.Dataset, gen), sw.key, "#Ret (retrievals per question)")
 			keys := []string{accKey, "f1", "ret"}
+			if isPubMed(g) {
+				keys = []string{accKey, "ret"}
+			}
 			for i, k := range keys {
 				xys := make(plotter.XYs, len(sw.cells))
 				for j, c := range sw.cells {

@@ -438,7 +438,9 @@ func (r *Report) costTable() *Table {
 	r.longRows(func(g GroupKey, c *Cell, label string) {
 		row := Row{Label: label}
 		for _, k := range keys {
-			row.Values = append(row.Values, fromStat(r.Summary.Get(c, k)))
+			v := fromStat(r.Summary.Get(c, k))
+			v.Lo, v.Hi = nil, nil // plain means: the intervals are in the other tables
+			row.Values = append(row.Values, v)
 		}
 		untimed += len(c.Records) - len(c.Timings)
 		t.Rows = append(t.Rows, row)

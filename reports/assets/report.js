@@ -74,7 +74,7 @@
       tr.dataset.k = String(k);
       if (k === selected) tr.className = "sel";
       const [ct, cc] = correctText(idx.e[k]);
-      tr.append(el("td", r.id), el("td", idx.datasets[idx.d[k]]), el("td", idx.cells[idx.c[k]]), el("td", r.question),
+      tr.append(el("td", r.id), el("td", short(idx.gens[idx.g[k]])), el("td", idx.datasets[idx.d[k]]), el("td", idx.cells[idx.c[k]]), el("td", r.question),
         el("td", r.prediction), el("td", (r.gold || []).join(" / ")), el("td", ct, cc),
         el("td", r.counters ? r.counters.retrievals : 0));
       const td = el("td");
@@ -90,6 +90,12 @@
     $("prev").disabled = page === 0;
     $("next").disabled = page >= pages - 1;
     document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
+  }
+
+  // short drops the server address from a generator label ("MODEL at SERVER" → "MODEL").
+  function short(g) {
+    const i = g.indexOf(" at ");
+    return i > 0 ? g.slice(0, i) : g;
   }
 
   function kv(obj) {
