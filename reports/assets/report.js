@@ -124,6 +124,7 @@
     d.append(el("h4", "Retrievals"));
     const rl = el("ol");
     (r.retrieved || []).forEach((x) => rl.append(el("li", (x.retriever ? x.retriever + ": " : "") + x.query + " → " + (x.ids || []).join(", "))));
+    if (!rl.children.length) rl.append(el("li", "none"));
     d.append(rl);
     d.append(el("h4", "Trace"));
     const t = el("table", null, "tbl trace");
