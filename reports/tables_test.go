@@ -201,3 +201,37 @@ func TestLaTeXCompiles(t *testing.T) {
 		t.Errorf("no PDF: %v", err)
 	}
 }
+
+// TestMarkdownTablesWellFormed checks what GitHub needs to render every markdown table: a header, a
+// delimiter row, and rows with as many cells as the header (escaped pipes are not separators).
+func TestMarkdownTablesWellFormed(t *testing.T) {
+	r := fixtureReport(t, goldenOpts)
+	var b bytes.Buffer
+	if err := r.WriteTables(&b, "md"); err != nil {
+		t.Fatal(err)
+	}
+	cells := func(line string) int { return strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") - 1 }
+	lines := strings.Split(b.String(), "\n")
+	tables := 0
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "|") {
+			continue
+		}
+		tables++
+		if i > 0 && lines[i-1] != "" {
+			t.Errorf("line %d: a table must follow a blank line", i+1)
+		}
+		n := cells(lines[i])
+		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "|---") || cells(lines[i+1]) != n {
+			t.Fatalf("line %d: no delimiter row of %d cells after the header", i+2, n)
+		}
+		for i += 2; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+			if got := cells(lines[i]); got != n {
+				t.Errorf("line %d: %d cells, header has %d", i+1, got, n)
+			}
+		}
+	}
+	if tables != len(r.Tables) {
+		t.Errorf("%d markdown tables, want %d", tables, len(r.Tables))
+	}
+}

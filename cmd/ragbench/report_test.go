@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 var fixtureRuns = []string{"../../reports/testdata/runs/offline", "../../reports/testdata/runs/olmo"}
@@ -22,11 +24,15 @@ func TestReportCommand(t *testing.T) {
 		{"json", []string{"report", "-f", "json"}, 0, `"id": "efficiency"`},
 		{"html", []string{"report", "-f", "html"}, 0, `id="rb-chunk-0"`},
 		{"prices", []string{"report", "--price-in", "0.2", "--price-out", "0.6"}, 0, "| USD |"},
+		{"paper", []string{"report", "--paper"}, 0, "no difference is computed"},
 		{"bad format", []string{"report", "-f", "xls"}, 2, ""},
 		{"no runs", []string{"report"}, 2, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "paper" {
+				t.Setenv("RAGBENCH_REFERENCE", testenv.Reference(t, "paper-tables.json"))
+			}
 			args := c.args
 			if c.name != "no runs" {
 				args = append(append([]string(nil), args...), fixtureRuns...)
