@@ -275,7 +275,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			}
 			dec := Metrics[m.Metric].Decimals
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %+.*f | [%+.*f, %+.*f] | %s | %s |\n", mdEscape(cc.Dataset), mdEscape(cc.Cell), cc.N,
-				Metrics[m.Metric].Label, fmtNum(m.Base, dec, false), fmtNum(m.New, dec, false), dec+1, m.Delta.Mean, dec+1, m.Delta.Lo, dec+1, m.Delta.Hi, fmtP(m.P), mark)
+				Metrics[m.Metric].Label, fmtNum(m.Base, dec), fmtNum(m.New, dec), dec+1, m.Delta.Mean, dec+1, m.Delta.Lo, dec+1, m.Delta.Hi, fmtP(m.P), mark)
 		}
 	}
 	fmt.Fprintf(&b, "\nΔ = new − base on the same questions; CI: paired percentile bootstrap (%d resamples); p: two-sided paired approximate randomization test (%d rounds), seed %d.\n", o.Resamples, o.Rounds, o.Seed)

@@ -71,10 +71,8 @@ func fromStat(s Stat, ok bool) Value {
 	return v
 }
 
-func fmtNum(x float64, dec int, sign bool) string {
-	if sign {
-		return strconv.FormatFloat(x, 'f', dec, 64)
-	}
+// fmtNum formats x with dec decimals, without a minus sign on a value that rounds to zero.
+func fmtNum(x float64, dec int) string {
 	s := strconv.FormatFloat(x, 'f', dec, 64)
 	if s == "-"+strconv.FormatFloat(0, 'f', dec, 64) {
 		s = s[1:]
@@ -90,12 +88,12 @@ func (v Value) text(dec int) string {
 		}
 		return "–"
 	}
-	s := fmtNum(*v.V, dec, false)
+	s := fmtNum(*v.V, dec)
 	if v.Delta && *v.V > 0 {
 		s = "+" + s
 	}
 	if v.Lo != nil && v.Hi != nil {
-		s += " [" + fmtNum(*v.Lo, dec, false) + ", " + fmtNum(*v.Hi, dec, false) + "]"
+		s += " [" + fmtNum(*v.Lo, dec) + ", " + fmtNum(*v.Hi, dec) + "]"
 	}
 	if v.P != nil {
 		s += " (" + pText(*v.P) + ")"
