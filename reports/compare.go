@@ -15,19 +15,20 @@ import (
 // CompareOptions control Compare.
 type CompareOptions struct {
 	// Metrics to compare (default em, f1); keys of Metrics.
-	Metrics []string
+	Metrics []string `json:"metrics"`
 	// MaxDrop is the allowed drop in points (percent) before a significant difference is a
 	// regression (default 0.5).
-	MaxDrop float64
+	MaxDrop float64 `json:"max_drop"`
 	// Alpha is the significance level of the paired test (default 0.05).
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Rounds of the randomization test (default 10000); Resamples of the bootstrap interval on the
 	// difference (default 1000); Level of that interval (default 0.95); Seed of both.
-	Rounds, Resamples int
-	Level             float64
-	Seed              uint64
+	Rounds    int     `json:"rounds"`
+	Resamples int     `json:"resamples"`
+	Level     float64 `json:"level"`
+	Seed      uint64  `json:"seed"`
 	// MaxFlips caps the flipped questions listed per cell in markdown (default 20; all are in JSON).
-	MaxFlips int
+	MaxFlips int `json:"max_flips"`
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
@@ -57,39 +58,46 @@ func (o CompareOptions) withDefaults() CompareOptions {
 
 // Comparison is the question-by-question comparison of two runs.
 type Comparison struct {
-	Base, New string
+	Base string `json:"base"`
+	New  string `json:"new"`
 	// BaseGenerator and NewGenerator are the runs' generator labels.
-	BaseGenerator, NewGenerator string
-	Options                     CompareOptions `json:"options"`
-	Cells                       []CellComparison
+	BaseGenerator string           `json:"base_generator"`
+	NewGenerator  string           `json:"new_generator"`
+	Options       CompareOptions   `json:"options"`
+	Cells         []CellComparison `json:"cells"`
 	// Regressions name the (dataset, cell, metric) whose drop is significant and beyond MaxDrop.
-	Regressions []string
+	Regressions []string `json:"regressions"`
 }
 
 // CellComparison compares one cell of one dataset.
 type CellComparison struct {
-	Dataset, Cell string
-	N             int
-	Metrics       []MetricComparison
+	Dataset string             `json:"dataset"`
+	Cell    string             `json:"cell"`
+	N       int                `json:"n"`
+	Metrics []MetricComparison `json:"metrics"`
 	// Flipped are the questions whose first compared metric changed, worse ones first.
-	Flipped []Flip
+	Flipped []Flip `json:"flipped"`
 }
 
 // MetricComparison is one metric's difference new − base on the paired questions (points).
 type MetricComparison struct {
-	Metric     string
-	Base, New  float64
-	Delta      metrics.Interval
-	P          float64
-	Regression bool
+	Metric     string           `json:"metric"`
+	Base       float64          `json:"base"`
+	New        float64          `json:"new"`
+	Delta      metrics.Interval `json:"delta"`
+	P          float64          `json:"p"`
+	Regression bool             `json:"regression"`
 }
 
 // Flip is a question whose score changed between the runs.
 type Flip struct {
-	ID, Question        string
-	Gold                []string
-	BasePred, NewPred   string
-	BaseScore, NewScore float64
+	ID        string   `json:"id"`
+	Question  string   `json:"question"`
+	Gold      []string `json:"gold"`
+	BasePred  string   `json:"base_prediction"`
+	NewPred   string   `json:"new_prediction"`
+	BaseScore float64  `json:"base_score"`
+	NewScore  float64  `json:"new_score"`
 }
 
 // MismatchError says that two runs cannot be paired; What lists every difference found.
