@@ -226,7 +226,18 @@ func (r *Report) Figures() ([]*Figure, error) {
 		}
 		// Accuracy against cost: one point per row.
 		{
-			p := newPlot(fmt.Sprintf("%s vs generated tokens — %s\ngenerator: %s", Metrics[accKey].Label, g.Dataset, gen), "#Tok (generated tokens per question)", accLabel)
+			// Cost is #Tok, or #Call when no cell reports tokens (a generator that counts none).
+			costKey, costWhat, costAxis := "tok", "generated tokens", "#Tok (generated tokens per question)"
+			anyTok := false
+			for _, c := range r.cell[g] {
+				if st, ok := sum.Get(c, "tok"); ok && st.Mean > 0 {
+					anyTok = true
+				}
+			}
+			if !anyTok {
+				costKey, costWhat, costAxis = "call", "generator calls", "#Call (generator calls per question)"
+			}
+			p := newPlot(fmt.Sprintf("%s vs %s — %s\ngenerator: %s", Metrics[accKey].Label, costWhat, g.Dataset, gen), costAxis, accLabel)
 			n := 0
 			for i, name := range r.rows {
 				c := r.cell[g][name]
@@ -234,7 +245,7 @@ func (r *Report) Figures() ([]*Figure, error) {
 					continue
 				}
 				a, _ := sum.Get(c, accKey)
-				t, _ := sum.Get(c, "tok")
+				t, _ := sum.Get(c, costKey)
 				sc, err := plotter.NewScatter(plotter.XYs{{X: t.Mean, Y: a.Mean}})
 				if err != nil {
 					return nil, err
