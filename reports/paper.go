@@ -69,17 +69,27 @@ func LoadReference(path string) (*Reference, error) {
 	return &ref, nil
 }
 
-// methodAliases maps a normalised registered method name to the normalised paper name where the
-// two differ beyond case and punctuation (see normMethod).
-var methodAliases = map[string]string{
+// cellAliases map a normalised registered method name (see normMethod) to the normalised name of the
+// papers' row it is: the papers' FLARE is DRAGIN's token method ("flare-token"), while the registered
+// "flare" is the official FLARE, which no paper table reports.
+var cellAliases = map[string]string{
 	"flaretoken": "flare",
-	"token":      "flare",
-	"norag":      "wo",
-	"direct":     "wo",
-	"single":     "sr",
-	"fixed":      "fs",
-	"standard":   "standard",
-	"std":        "standard",
+	"flare":      "flareofficial",
+}
+
+// datasetAliases are other names of the papers' datasets (see package datasets): the papers'
+// HotpotQA is the distractor setting's dev set.
+var datasetAliases = map[string]string{
+	"hotpotqa-distractor": "hotpotqa", "hotpotqa_distractor": "hotpotqa", "2wiki": "2wikimultihopqa",
+	"nq": "nq_open", "nq-open": "nq_open", "pubmedqa-labeled": "pubmedqa", "pqa_labeled": "pubmedqa",
+}
+
+func canonicalDataset(d string) string {
+	d = strings.ToLower(d)
+	if a, ok := datasetAliases[d]; ok {
+		return a
+	}
+	return d
 }
 
 // normMethod normalises a method name for matching: lower case, letters and digits only, a trailing
@@ -95,14 +105,20 @@ func normMethod(s string) string {
 	if len(n) > 3 {
 		n = strings.TrimSuffix(n, "rag")
 	}
-	if a, ok := methodAliases[n]; ok {
+	return n
+}
+
+// normCellMethod is normMethod of a registered method name, mapped through cellAliases.
+func normCellMethod(s string) string {
+	n := normMethod(s)
+	if a, ok := cellAliases[n]; ok {
 		return a
 	}
 	return n
 }
 
 // SameMethod reports whether a cell name (or method name) names the paper's method: the method
-// parts match by normMethod, and a cell's settings match the words after the paper's method name
+// parts match by normMethod (cellAliases applied to ours), and a cell's settings match the words after the paper's method name
 // ("quco[window=50]" is "QuCo-RAG window=50"; "quco" is "QuCo-RAG").
 func SameMethod(cell, paper string) bool {
 	m, settings := ParseCell(cell)
@@ -111,7 +127,7 @@ func SameMethod(cell, paper string) bool {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	ours := normMethod(m)
+	ours := normCellMethod(m)
 	for _, k := range keys {
 		ours += "|" + alnum(k+settings[k])
 	}
@@ -180,7 +196,7 @@ func (ref *Reference) side(tables []string, generator, dataset, fallback string)
 	var models []string
 	seen := map[string]bool{}
 	for _, r := range ref.Rows {
-		if r.Dataset != dataset {
+		if canonicalDataset(r.Dataset) != canonicalDataset(dataset) {
 			continue
 		}
 		for _, t := range tables {

@@ -12,6 +12,7 @@ func TestSameMethod(t *testing.T) {
 		{"sr-rag", "SR-RAG", true, "same name"},
 		{"wo-rag", "Wo-RAG", true, "same name"},
 		{"flare-token", "FLARE", true, "QuCo-RAG's FLARE is DRAGIN's token method"},
+		{"flare", "FLARE", false, "the registered flare is the official FLARE, not the papers' row"},
 		{"quco[window=50]", "QuCo-RAG window=50", true, "a setting matches the words after the method"},
 		{"quco[window=50]", "QuCo-RAG window=500", false, "a different setting value"},
 		{"quco[window=50]", "QuCo-RAG", false, "a variant is not the default row"},

@@ -154,7 +154,7 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 func sortRows(rows []string) {
 	rank := func(name string) int {
 		m, _ := ParseCell(name)
-		n := normMethod(m)
+		n := normCellMethod(m)
 		for i, o := range methodOrder {
 			if n == o {
 				return i
@@ -356,7 +356,18 @@ func (r *Report) buildTables() {
 		r.Tables = append(r.Tables, r.grouped("pubmedqa", "PubMedQA: accuracy (%), #Ret and #Tok per question", pm, r.rows, []string{acc, "ret", "tok"}, []string{"PubMedQA"}))
 	}
 	if len(qa) > 0 {
-		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, []string{"f1", "answer_recall", "ar@5", "ms_retrieval"}, []string{"NQ,"}))
+		// Answer recall and AR@5 are columns only when some cell's records carry them.
+		keys := []string{"f1"}
+		for _, k := range []string{"answer_recall", "ar@5"} {
+			for _, c := range r.Cells {
+				if _, ok := r.Summary.Get(c, k); ok {
+					keys = append(keys, k)
+					break
+				}
+			}
+		}
+		keys = append(keys, "ms_retrieval")
+		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, keys, []string{"NQ,"}))
 	}
 	r.Tables = append(r.Tables, r.costTable())
 	r.Tables = append(r.Tables, r.breakdown("by_entity_freq", "EM (%) by entity-frequency bin of the question (signals.entity_freq; QuCo-RAG's bins)", FreqKey, freqOrder()))
