@@ -180,13 +180,10 @@ func predictAction(c *cli.Context) error {
 		if cfg.Backend == "offline" {
 			model = offline.Name
 		}
-		settings := predict.Settings{"backend": cfg.Backend, "model": model, "base_url": llm.RedactURL(cfg.BaseURL),
+		settings := predict.Settings{"backend": cfg.Backend, "model": model,
 			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
 			"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
 			"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}
-		if cfg.Backend == "offline" {
-			settings["base_url"] = ""
-		}
 		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name,
 			predict.ResumeOptions{Settings: settings, Force: c.Bool("force")})
 		if err != nil {

@@ -164,11 +164,6 @@ func OpenResume(path string, selected []string, known func(id string) bool, data
 	if err != nil {
 		return nil, err
 	}
-	if o.Settings != nil {
-		if err := checkSettings(path, done, o); err != nil {
-			return nil, err
-		}
-	}
 	stray := make([]string, 0)
 	for id := range done.IDs {
 		if !known(id) {
@@ -178,6 +173,11 @@ func OpenResume(path string, selected []string, known func(id string) bool, data
 	if len(stray) > 0 {
 		slices.Sort(stray)
 		return nil, fmt.Errorf("resume %s: it holds a record for id %q, which is not in %s (another dataset's predictions?)", path, stray[0], dataset)
+	}
+	if o.Settings != nil {
+		if err := checkSettings(path, done, o); err != nil {
+			return nil, err
+		}
 	}
 	r = &Resume{Done: done, lock: lock}
 	for i, id := range selected {
@@ -234,7 +234,7 @@ func checkSettings(path string, done *Done, o ResumeOptions) error {
 		// A file from before settings were stored: its records still name backend and model.
 		want := o.Settings["backend"] + " / " + o.Settings["model"]
 		for _, b := range done.Backends {
-			if b != want {
+			if b != want && b != " / " {
 				return fmt.Errorf("resume %s: its records were made by %s, this run is %s; use another --out, or --force to append anyway", path, b, want)
 			}
 		}
