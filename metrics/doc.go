@@ -65,7 +65,7 @@
 // as scikit-learn's accuracy_score and f1_score(average="macro") compute them for the official
 // PubMedQA evaluation. A missing prediction is the invalid label "".
 //
-// # Answer extraction (Extractor)
+// # Answer extraction (AnswerRule)
 //
 // DRAGIN's evaluate.py first cleans the generation: for each of "\nQuestion:", "#10000000", "Note:",
 // ". Question:" and the model's end-of-sequence and padding tokens (here "</s>" and
@@ -95,7 +95,7 @@
 //     sentence, less "</s>" and "<|endoftext|>" suffixes and all trailing "." characters, stripped.
 //     Otherwise the whole output.
 //
-// DefaultExtractor picks the QuCo-RAG rule for hotpotqa and 2wikimultihopqa and none elsewhere.
+// DefaultAnswerRule picks the QuCo-RAG rule for hotpotqa and 2wikimultihopqa and none elsewhere.
 //
 // # Aggregates
 //

@@ -161,84 +161,55 @@ func ngramBuild(c *cli.Context) error {
 	return nil
 }
 
-// openCounter opens the counter the query flags describe; closeFn releases it.
-func openCounter(c *cli.Context) (ngram.Counter, *ngram.Index, func(), error) {
-	var inner ngram.Counter
-	var ix *ngram.Index
-	closeFn := func() {}
-	engine := ""
-	switch {
-	case c.String("quco-cache") != "":
-		qc, err := ngram.LoadQuCoCache(c.String("quco-cache"))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		fmt.Fprintf(c.App.ErrWriter, "quco cache: %d answers (%d null entries skipped)\n", qc.Len(), qc.Skipped)
-		return qc, nil, closeFn, nil
-	case c.Bool("api"):
-		inner = &ngram.Client{URL: c.String("api-url"), Index: c.String("api-index"), MaxClauseFreq: c.Uint64("max-clause-freq")}
-	case c.String("index") != "":
-		var err error
-		ix, err = ngram.Open(c.String("index"), ngram.OpenOptions{Verify: c.Bool("verify"), TokenWidth: c.Int("token-width")})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		closeFn = func() { ix.Close() }
-		mode, err := ngram.ParseMode(c.String("mode"))
-		if err != nil {
-			return nil, nil, nil, usageError{err}
-		}
-		inner = ix
-		engine = "ragbench-exact"
-		if mode == ngram.InfiniGram {
-			inner = ngram.Compat{Index: ix, MaxClauseFreq: c.Uint64("max-clause-freq")}
-			engine = "ragbench-infinigram"
-		}
-	default:
-		return nil, nil, nil, usagef("give --index DIR, --api or --quco-cache FILE")
+// openCounter opens the counter the query flags describe (see ngram.Config).
+func openCounter(c *cli.Context) (*ngram.Source, error) {
+	cfg := ngram.Config{Index: c.String("index"), Mode: c.String("mode"), TokenWidth: c.Int("token-width"),
+		Verify: c.Bool("verify"), MaxClauseFreq: c.Uint64("max-clause-freq"), APIURL: c.String("api-url"),
+		APIIndex: c.String("api-index"), Cache: c.String("cache"), QuCoCache: c.String("quco-cache")}
+	if c.Bool("api") && cfg.QuCoCache == "" {
+		cfg.Backend = ngram.BackendAPI
 	}
-	if p := c.String("cache"); p != "" {
-		name := c.String("api-index")
-		if ix != nil {
-			name = c.String("index")
-		}
-		cache, err := ngram.OpenCache(p, inner, name, engine)
-		if err != nil {
-			closeFn()
-			return nil, nil, nil, err
-		}
-		prev := closeFn
-		closeFn = func() { cache.Close(); prev() }
-		return cache, ix, closeFn, nil
+	if cfg = cfg.Defaults(); cfg.Backend == "" {
+		return nil, usagef("give --index DIR, --api or --quco-cache FILE")
 	}
-	return inner, ix, closeFn, nil
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	src, err := ngram.Open(c.Context, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Backend == ngram.BackendQuCoCache {
+		fmt.Fprintf(c.App.ErrWriter, "quco cache: %d answers (%d null entries skipped)\n", src.Cache.Len(), src.Cache.Skipped)
+	}
+	return src, nil
 }
 
 func ngramCount(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("ngram count needs at least one QUERY")
 	}
-	counter, ix, closeFn, err := openCounter(c)
+	src, err := openCounter(c)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer src.Close()
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetEscapeHTML(false)
 	for _, q := range c.Args().Slice() {
 		start := time.Now()
 		var res ngram.Result
 		if c.Bool("ids") {
-			if ix == nil {
+			if src.Index == nil {
 				return usagef("--ids needs --index")
 			}
 			ids, err := parseIDs(q)
 			if err != nil {
 				return usageError{err}
 			}
-			res = ngram.Result{Count: ix.CountIDs(ids)}
+			res = ngram.Result{Count: src.Index.CountIDs(ids)}
 		} else {
-			res, err = counter.Count(c.Context, q)
+			res, err = src.Count(c.Context, q)
 			if err != nil {
 				return fmt.Errorf("count %q: %w", q, err)
 			}
@@ -264,14 +235,14 @@ func ngramCooc(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usagef("ngram cooc needs A and B, got %d arguments", c.NArg())
 	}
-	counter, _, closeFn, err := openCounter(c)
+	src, err := openCounter(c)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer src.Close()
 	a, b, w := c.Args().Get(0), c.Args().Get(1), c.Int("window")
 	start := time.Now()
-	res, err := counter.CoOccur(c.Context, a, b, w)
+	res, err := src.CoOccur(c.Context, a, b, w)
 	if err != nil {
 		return fmt.Errorf("cooc %q %q: %w", a, b, err)
 	}
@@ -282,7 +253,7 @@ func ngramNTD(c *cli.Context) error {
 	if c.String("index") == "" || c.NArg() != 1 {
 		return usagef("ngram ntd needs --index DIR and one PREFIX")
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
 	if err != nil {
 		return err
 	}
@@ -313,7 +284,7 @@ func ngramUnigrams(c *cli.Context) error {
 	if c.String("index") == "" {
 		return usagef("ngram unigrams needs --index DIR")
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{})
 	if err != nil {
 		return err
 	}
@@ -341,7 +312,7 @@ func ngramServe(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
 	if err != nil {
 		return err
 	}

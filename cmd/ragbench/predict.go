@@ -48,7 +48,7 @@ ones are retried). Score the output with: ragbench score --dataset SPEC --predic
 			&cli.StringFlag{Name: "exemplars", Value: "auto", Usage: "exemplar set: auto (the dataset's own, if the authors have one), none, or a set name in exemplars.json"},
 			&cli.IntFlag{Name: "shots", Value: -1, Usage: "exemplars per prompt (-1: the authors' count for the set; 0: none)"},
 			&cli.StringFlag{Name: "oracle", Usage: "oracle passages for examples without context, by question text (JSONL[.gz] {question, ctxs:[{title,text}]})"},
-			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.Extractors(), ", ")},
+			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "maximum completion tokens"},
 			&cli.StringSliceFlag{Name: "stop", Value: cli.NewStringSlice(`\n`), Usage: "stop sequence (repeatable; \\n is a newline)"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls"},
@@ -120,12 +120,12 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ext := metrics.Extractor(c.String("extract"))
+	ext := metrics.AnswerRule(c.String("extract"))
 	if ext == "auto" {
-		if ext = metrics.DefaultExtractor(ds.Name); ext == metrics.ExtractNone {
+		if ext = metrics.DefaultAnswerRule(ds.Name); ext == metrics.ExtractNone {
 			ext = metrics.ExtractQuCo2Wiki
 		}
-	} else if ext, err = metrics.ParseExtractor(string(ext)); err != nil {
+	} else if ext, err = metrics.ParseAnswerRule(string(ext)); err != nil {
 		return usagef("--extract: %v", err)
 	}
 

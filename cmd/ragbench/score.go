@@ -36,7 +36,7 @@ approximate randomization test (EM and F1).`,
 			&cli.StringFlag{Name: "predictions", Aliases: []string{"p"}, Usage: "predictions file (JSONL or HotpotQA JSON; - for stdin) (required)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "table format: md, csv, json or tex"},
 			&cli.StringFlag{Name: "out", Usage: "write per-example scores as JSONL to this file"},
-			&cli.StringFlag{Name: "extract", Value: "none", Usage: "answer extraction rule: none, auto (QuCo-RAG rule for the dataset), or one of " + strings.Join(metrics.Extractors(), ", ")},
+			&cli.StringFlag{Name: "extract", Value: "none", Usage: "answer extraction rule: none, auto (QuCo-RAG rule for the dataset), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.StringFlag{Name: "baseline", Usage: "a second predictions file to compare against (paired test)"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N examples in file order"},
 			&cli.IntFlag{Name: "sample", Usage: "score a deterministic sample of N examples (see --seed)"},
@@ -91,10 +91,10 @@ func scoreAction(c *cli.Context) error {
 		return err
 	}
 
-	ext := metrics.Extractor(c.String("extract"))
+	ext := metrics.AnswerRule(c.String("extract"))
 	if ext == "auto" {
-		ext = metrics.DefaultExtractor(ds.Name)
-	} else if ext, err = metrics.ParseExtractor(string(ext)); err != nil {
+		ext = metrics.DefaultAnswerRule(ds.Name)
+	} else if ext, err = metrics.ParseAnswerRule(string(ext)); err != nil {
 		return usagef("--extract: %v", err)
 	}
 	opts := metrics.Options{Extractor: ext, Resamples: c.Int("resamples"), Level: c.Float64("level"), Seed: c.Uint64("ci-seed")}

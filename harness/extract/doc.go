@@ -9,7 +9,7 @@
 //     with the ChatML chat template of the authors' distilled 0.5B extractor; ParseList reads the
 //     model's nested-list answers.
 //   - Rules is model-free: entities are capitalised spans, quoted titles, numbers and dates
-//     (FindSpans); triples come from a handful of subject–verb–object patterns.
+//     (harness/spans); triples come from a handful of subject–verb–object patterns.
 //
 // The package is not a general information-extraction library and ships no prompt text: templates are
 // always loaded from a path.

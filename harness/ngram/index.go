@@ -26,7 +26,7 @@ const MaxQueryTokens = 500
 // ErrQueryTooLong is returned for queries over MaxQueryTokens tokens.
 var ErrQueryTooLong = fmt.Errorf("query longer than %d tokens", MaxQueryTokens)
 
-// OpenOptions configures Open.
+// OpenOptions configures OpenIndex.
 type OpenOptions struct {
 	// Verify checks every file's CRC-32C against the manifest (reading the whole index once).
 	// Sizes are always checked.
@@ -93,10 +93,10 @@ func keyRange(q []byte) (lo, hi uint64) {
 	return binary.BigEndian.Uint64(a[:]), binary.BigEndian.Uint64(b[:])
 }
 
-// Open opens the index in dir. A directory with manifest.json is a ragbench index and is checked against
+// OpenIndex opens the index in dir. A directory with manifest.json is a ragbench index and is checked against
 // its manifest; one without is read as an Infini-gram index (tokenized.N, table.N, offset.N) that can
 // be queried by token ids only.
-func Open(dir string, opt OpenOptions) (*Index, error) {
+func OpenIndex(dir string, opt OpenOptions) (*Index, error) {
 	ix := &Index{dir: dir}
 	mp := filepath.Join(dir, "manifest.json")
 	data, err := os.ReadFile(mp)

@@ -302,7 +302,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.BytesPerToken = float64(st.DiskBytes) / float64(st.Tokens)
 
 	t0 := time.Now()
-	ix, err := ngram.Open(dir, ngram.OpenOptions{Verify: true}) // verifying reads every page: a warm index
+	ix, err := ngram.OpenIndex(dir, ngram.OpenOptions{Verify: true}) // verifying reads every page: a warm index
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,10 @@
-package extract
+// Package spans finds candidate entity mentions in English text: quoted titles, dates, capitalised names
+// and numbers (Find), and parses the dates it finds (ParseDate). The rule-based extractor
+// (harness/extract) and the offline reader (harness/llm/offline) both build on it; it depends only on
+// harness/text.
+//
+// It is not a named-entity recogniser: spans are found by surface rules, without a model.
+package spans
 
 import (
 	"regexp"
@@ -11,7 +17,7 @@ import (
 	"github.com/ragbench/ragbench/harness/text"
 )
 
-// Kind classifies a span found by FindSpans.
+// Kind classifies a span found by Find.
 type Kind int
 
 // The span kinds, in the order of precedence used when spans overlap.
@@ -97,10 +103,10 @@ var nameStop = map[string]bool{
 	"answer": true, "question": true, "sentence": true, "according": true, "based": true,
 }
 
-// FindSpans returns the candidate entity spans of s in text order: quoted titles, dates, capitalised
+// Find returns the candidate entity spans of s in text order: quoted titles, dates, capitalised
 // names and numbers. Where spans overlap, the kind earlier in the Kind list wins, then the longer span.
 // Month names alone, sentence openers ("After", "In", "He") and question words are not names.
-func FindSpans(s string) []Span {
+func Find(s string) []Span {
 	var all []Span
 	// Every date and number holds a digit and every title a quote: skip the regexps when there is none.
 	hasDigit := strings.ContainsAny(s, "0123456789")
@@ -262,7 +268,7 @@ func (d DateValue) Days() int {
 	return d.Year*365 + max(d.Month-1, 0)*30 + max(d.Day-1, 0)
 }
 
-// ParseDate parses the dates FindSpans recognises ("28 August 1921", "November 18, 1901",
+// ParseDate parses the dates Find recognises ("28 August 1921", "November 18, 1901",
 // "August 1993", "1933"). It reports false when s holds no year.
 func ParseDate(s string) (DateValue, bool) {
 	var d DateValue
@@ -292,3 +298,7 @@ func ParseDate(s string) (DateValue, bool) {
 	}
 	return d, true
 }
+
+// NameStop reports whether word, lower-cased, is one of the capitalised words that never begin a name
+// (sentence openers, pronouns, question words such as "He", "After", "Which"); Find uses the same list.
+func NameStop(word string) bool { return nameStop[strings.ToLower(word)] }
