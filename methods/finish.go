@@ -36,7 +36,7 @@ var DefaultFinish = FinishOptions{Complete: true, MaxTokens: 128, Shots: -1}
 // to the result (metrics.DefaultExtractor). It returns the final text and the answer.
 func Finish(ctx context.Context, env Env, dataset, question, text string, o FinishOptions) (final, answer string, err error) {
 	final = text
-	rule := metrics.DefaultExtractor(dataset)
+	rule := metrics.DefaultAnswerRule(dataset)
 	set := prompts.ExemplarSet(dataset)
 	if !o.Complete || set == "" || env.Prompts == nil || env.Generator == nil {
 		return final, rule.Extract(final), nil
