@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/harness/llm/llmtest"
+	"github.com/ragbench/ragbench/methods"
+)
+
+// TestRunStable: two runs of one config into two directories give byte-identical records, summary
+// and config; every question has exactly one record per cell, in dataset order.
+func TestRunStable(t *testing.T) {
+	needData(t)
+	c := testConfig(t, 30, "      tau: [1, 5]", "")
+	a, b := t.TempDir(), t.TempDir()
+	ra, err := Execute(context.Background(), c, Options{Out: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(context.Background(), c, Options{Out: b}); err != nil {
+		t.Fatal(err)
+	}
+	fa := runFiles(t, a, false)
+	sameFiles(t, fa, runFiles(t, b, false), "second run")
+	if len(ra.Rows) != 2 || ra.Rows[0].Cell != "rt-echo[tau=1]" || ra.Rows[1].Cell != "rt-echo[tau=5]" {
+		t.Fatalf("rows %+v: want the two cells of the tau sweep", ra.Rows)
+	}
+	if ra.Rows[0].N != 30 || ra.Rows[0].Ret != 1 || ra.Rows[0].Call != 1 {
+		t.Errorf("row %+v: want n 30, one retrieval and one call per question", ra.Rows[0])
+	}
+	recs := readRecords(t, filepath.Join(a, "2wikimultihopqa", "rt-echo[tau=5].jsonl"))
+	plan, _ := NewPlan(context.Background(), c)
+	if len(recs) != len(plan.Datasets[0].Examples) {
+		t.Fatalf("%d records, want %d", len(recs), len(plan.Datasets[0].Examples))
+	}
+	for i, r := range recs {
+		if r.ID != plan.Datasets[0].Examples[i].ID {
+			t.Fatalf("record %d is %s, want %s (dataset order)", i, r.ID, plan.Datasets[0].Examples[i].ID)
+		}
+		if r.Scores == nil || r.Error != "" || len(r.Retrieved) != 1 || r.Counters.LLMCacheHits != 0 {
+			t.Fatalf("record %d: %+v: want scores, no error, one retrieval, no cache hits in the record", i, r)
+		}
+	}
+	// A rerun does nothing and leaves the files as they were.
+	rr, err := Execute(context.Background(), c, Options{Out: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Done != 0 || rr.Skipped != 60 {
+		t.Errorf("rerun answered %d and skipped %d, want 0 and 60", rr.Done, rr.Skipped)
+	}
+	sameFiles(t, fa, runFiles(t, a, false), "rerun")
+}
+
+func readRecords(t *testing.T, path string) []methods.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []methods.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r methods.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestSweepSharesCalls: a 5-point tau sweep over the same questions makes one LLM call per distinct
+// prompt, counted at a simulated OpenAI-compatible server, although each cell records its call.
+func TestSweepSharesCalls(t *testing.T) {
+	needData(t)
+	srv := llmtest.New(t, llmtest.VLLM)
+	c := testConfig(t, 12, "      tau: [1, 2, 5, 10, 50]", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n")
+	res, err := Execute(context.Background(), c, Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts := map[string]bool{}
+	for _, r := range srv.Requests() {
+		var body struct{ Prompt string }
+		json.Unmarshal(r.Body, &body)
+		prompts[body.Prompt] = true
+	}
+	if got := srv.Count(); got != int64(len(prompts)) || len(prompts) != 12 {
+		t.Errorf("server got %d requests for %d distinct prompts, want one per prompt (12)", got, len(prompts))
+	}
+	if len(res.Rows) != 5 {
+		t.Fatalf("%d rows, want 5 cells", len(res.Rows))
+	}
+	for _, r := range res.Rows {
+		if r.Call != 1 || r.N != 12 {
+			t.Errorf("%s: %+v: each cell records its one call per question", r.Cell, r)
+		}
+	}
+}
+
+// TestShardsMerge: two shards merged equal the unsharded run byte for byte; merge refuses a shard of
+// another config and a missing shard.
+func TestShardsMerge(t *testing.T) {
+	needData(t)
+	c := testConfig(t, 25, "      tau: [1, 5]", "")
+	whole := t.TempDir()
+	if _, err := Execute(context.Background(), c, Options{Out: whole}); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	var dirs []string
+	for k := 0; k < 2; k++ {
+		d := filepath.Join(base, "s", "shard"+string(rune('0'+k)))
+		dirs = append(dirs, d)
+		if _, err := Execute(context.Background(), c, Options{Out: d, Shard: k, Shards: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := filepath.Join(base, "merged")
+	if _, err := Merge(merged, dirs); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, runFiles(t, whole, false), runFiles(t, merged, false), "merged shards")
+
+	if _, err := Merge(filepath.Join(base, "m2"), dirs[:1]); err == nil || !strings.Contains(err.Error(), "have 1 of 2") {
+		t.Errorf("merge of one shard of two: %v, want a missing-shard error", err)
+	}
+	other := testConfig(t, 25, "      tau: [1, 7]", "")
+	od := filepath.Join(base, "other1")
+	if _, err := Execute(context.Background(), other, Options{Out: od, Shard: 1, Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(filepath.Join(base, "m3"), []string{dirs[0], od}); err == nil || !strings.Contains(err.Error(), "different configs") {
+		t.Errorf("merge of shards of two configs: %v, want a refusal", err)
+	}
+}
+
+// TestResumeRefusesOtherSettings: a rerun into a run directory with other settings is refused,
+// naming the difference.
+func TestResumeRefusesOtherSettings(t *testing.T) {
+	needData(t)
+	dir := t.TempDir()
+	if _, err := Execute(context.Background(), testConfig(t, 3, "      tau: 1", ""), Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Execute(context.Background(), testConfig(t, 3, "      tau: 2", ""), Options{Out: dir})
+	if err == nil || !strings.Contains(err.Error(), "methods[0].settings.tau: 1 → 2") {
+		t.Fatalf("resume with tau changed: %v, want a refusal naming methods[0].settings.tau", err)
+	}
+}
+
+// TestSecondWriterRefused: a second process (here a second lock) on one run directory is refused with
+// a message naming the holder.
+func TestSecondWriterRefused(t *testing.T) {
+	dir := t.TempDir()
+	l, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.unlock()
+	_, err = lockDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "in use by ragbench pid") {
+		t.Fatalf("second lock: %v, want a refusal naming the holder", err)
+	}
+	a, err := openAppend(filepath.Join(dir, "x.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	if _, err := openAppend(filepath.Join(dir, "x.jsonl")); err == nil {
+		t.Fatal("second appender on one file: want a refusal")
+	}
+}
+
+// TestRepairTail: a torn last line is cut back to the last whole record, once and for all.
+func TestRepairTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.jsonl")
+	whole := `{"id":"a"}` + "\n" + `{"id":"b","error":"x"}` + "\n"
+	os.WriteFile(p, []byte(whole+`{"id":"c","predic`), 0o644)
+	for i := 0; i < 3; i++ {
+		done, err := scanDone(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !done["a"] || done["b"] || done["c"] || len(done) != 1 {
+			t.Fatalf("open %d: done %v, want only a (b failed, c torn)", i, done)
+		}
+		b, _ := os.ReadFile(p)
+		if !bytes.Equal(b, []byte(whole)) {
+			t.Fatalf("open %d: file %q, want the two whole lines", i, b)
+		}
+	}
+}
