@@ -97,10 +97,13 @@ func childMain(path string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	_, err = Execute(context.Background(), c, Options{Out: os.Getenv("RUNNER_TEST_OUT")})
+	res, err := Execute(context.Background(), c, Options{Out: os.Getenv("RUNNER_TEST_OUT")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if res.Errors > 0 {
+		return 3
 	}
 	return 0
 }
