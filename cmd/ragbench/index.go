@@ -21,6 +21,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -217,9 +218,7 @@ func (u *unitReader) Next() (corpus.Document, error) {
 	}
 	un := u.pending[0]
 	u.pending = u.pending[1:]
-	rec := un
-	rec.Text = "" // the text is in the index; the sidecar keeps the bookkeeping
-	if err := u.enc.Encode(rec); err != nil {
+	if err := corpus.WriteUnit(u.enc, un); err != nil {
 		return corpus.Document{}, err
 	}
 	return un.Document(), nil
@@ -276,7 +275,7 @@ func indexBuild(c *cli.Context) error {
 		defer r.Close()
 		start := time.Now()
 		if kind == "dense" {
-			emb, err := denseEmbedder(c, true, func() (corpus.Reader, error) { return reader(g, io.Discard) })
+			emb, err := denseEmbedder(c, func() (corpus.Reader, error) { return reader(g, io.Discard) })
 			if err != nil {
 				return err
 			}
@@ -305,7 +304,7 @@ func indexBuild(c *cli.Context) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		side, err := os.Create(filepath.Join(dir, "units.jsonl"))
+		side, err := os.Create(filepath.Join(dir, corpus.UnitsFile))
 		if err != nil {
 			return err
 		}
@@ -324,14 +323,10 @@ func indexBuild(c *cli.Context) error {
 	return nil
 }
 
-// denseEmbedder makes the embedder of --embedder (build) or of the --embed-* flags (search). For LSA at
-// build time it fits the model on the corpus from fit.
-func denseEmbedder(c *cli.Context, building bool, fit func() (corpus.Reader, error)) (dense.Embedder, error) {
-	name := "openai"
-	if building {
-		name = c.String("embedder")
-	}
-	switch name {
+// denseEmbedder makes the embedder of --embedder for a build. For LSA it fits the model on the corpus
+// from fit.
+func denseEmbedder(c *cli.Context, fit func() (corpus.Reader, error)) (dense.Embedder, error) {
+	switch name := c.String("embedder"); name {
 	case "lsa":
 		r, err := fit()
 		if err != nil {
@@ -343,13 +338,11 @@ func denseEmbedder(c *cli.Context, building bool, fit func() (corpus.Reader, err
 		if c.String("embed-model") == "" {
 			return nil, usagef("dense with an OpenAI-compatible server needs --embed-model (and --embed-url or $OPENAI_BASE_URL)")
 		}
-		cfg := dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset")}
-		if building {
-			cfg.Dimensions = c.Int("dim")
-		}
-		return dense.NewOpenAI(c.Context, cfg)
+		return dense.NewOpenAI(c.Context, dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"),
+			Preset: c.String("embed-preset"), Dimensions: c.Int("dim")})
+	default:
+		return nil, usagef("--embedder must be lsa or openai, not %q", name)
 	}
-	return nil, usagef("--embedder must be lsa or openai, not %q", name)
 }
 
 // openedIndex is a retriever with its closer and a way to search many queries.
@@ -359,48 +352,26 @@ type openedIndex struct {
 	kind  string
 }
 
+// openIndex opens the index the index flags describe (see harness/retrieval/index).
 func openIndex(c *cli.Context) (*openedIndex, error) {
-	dir := c.String("index")
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
+	cfg := index.Config{Dir: c.String("index"), BM25: index.BM25Config{ExactLength: c.Bool("exact-length")},
+		Embedder: index.EmbedderConfig{Model: c.String("embed-model"), BaseURL: c.String("embed-url"), Preset: c.String("embed-preset")}}
+	if c.IsSet("k1") {
+		k1 := c.Float64("k1")
+		cfg.BM25.K1 = &k1
 	}
-	var head struct {
-		Format string `json:"format"`
+	if c.IsSet("b") {
+		b := c.Float64("b")
+		cfg.BM25.B = &b
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("open index %s: meta.json: %w", dir, err)
+	if err := cfg.Defaults().Validate(); err != nil {
+		return nil, usageError{err}
 	}
-	if head.Format == "ragbench-bm25" {
-		ix, err := bm25.Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		p := ix.Params()
-		if c.IsSet("k1") {
-			p.K1 = c.Float64("k1")
-		}
-		if c.IsSet("b") {
-			p.B = c.Float64("b")
-		}
-		p.ExactLength = c.Bool("exact-length")
-		if err := ix.SetParams(p); err != nil {
-			ix.Close()
-			return nil, usagef("%v", err)
-		}
-		return &openedIndex{Retriever: ix, close: ix.Close, kind: "bm25"}, nil
-	}
-	var emb dense.Embedder
-	if c.String("embed-model") != "" {
-		if emb, err = denseEmbedder(c, false, nil); err != nil {
-			return nil, err
-		}
-	}
-	ix, err := dense.Open(dir, emb)
+	ix, err := index.Open(c.Context, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &openedIndex{Retriever: ix, close: ix.Close, kind: "dense"}, nil
+	return &openedIndex{Retriever: ix, close: ix.Close, kind: ix.Kind}, nil
 }
 
 // query is one query of a run.

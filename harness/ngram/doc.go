@@ -15,6 +15,11 @@
 //     answers Count, CoOccur, CNF (AND/OR) counts, next-token distributions and unigram counts.
 //   - Server speaks Infini-gram's JSON API; Client talks to it (or to api.infini-gram.io); Cache
 //     records answers in a JSONL file and reads the QuCo-RAG authors' cache file.
+//   - Open builds the Counter a Config describes and returns it as a Source (Close releases it):
+//     backend local (Index, Mode exact or infinigram, TokenWidth, Verify, MaxClauseFreq), api
+//     (APIURL, APIIndex, MaxClauseFreq) or quco-cache (QuCoCache, replayed offline), with the JSONL
+//     Cache in front of local or api when set. In YAML: {backend: local, index: idx/wiki, mode:
+//     infinigram, cache: runs/ngram-cache.jsonl}.
 //
 // Two semantics for AND queries (CNFOptions.Mode):
 //   - Exact (default): the number of occurrences of the rarest clause that have, for every other
