@@ -396,3 +396,23 @@ func TestFuseAllFlatFallsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestWeightedRRF(t *testing.T) {
+	a := List{Key: Key{"bm25", 8}, Candidates: []Candidate{{"x", 9}, {"y", 8}}}
+	b := List{Key: Key{"dense", 8}, Candidates: []Candidate{{"y", .9}, {"z", .8}}}
+	// Equal weights: RRF.
+	got, want := WeightedRRF([]List{a, b}, 60, nil), RRF([]List{a, b}, 60)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+	// dense weighted 3: y = 1/62 + 3/61, z = 3/62, x = 1/61.
+	got = WeightedRRF([]List{a, b}, 60, map[Key]float64{{"dense", 8}: 3})
+	exp := []Candidate{{"y", 1.0/62 + 3.0/61}, {"z", 3.0 / 62}, {"x", 1.0 / 61}}
+	for i := range exp {
+		if got[i].ID != exp[i].ID || !near(got[i].Score, exp[i].Score) {
+			t.Fatalf("%v, want %v", got, exp)
+		}
+	}
+}
