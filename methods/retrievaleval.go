@@ -59,9 +59,11 @@ type EvalReport struct {
 	// Preprocessing is the wall time of Context per question (retrieval calls plus fusion and
 	// selection), Retrieval the part spent inside retrieval calls (the meter's retrieval stage), and
 	// Fusion the rest; p50 and p95 in milliseconds. They vary between runs.
-	PreprocessingP50, PreprocessingP95 float64 `json:"preprocessing_ms_p50,omitempty"`
-	RetrievalP50, FusionP50            float64 `json:"retrieval_ms_p50,omitempty"`
-	FusionP95                          float64 `json:"fusion_ms_p95,omitempty"`
+	PreprocessingP50 float64 `json:"preprocessing_ms_p50"`
+	PreprocessingP95 float64 `json:"preprocessing_ms_p95"`
+	RetrievalP50     float64 `json:"retrieval_ms_p50"`
+	FusionP50        float64 `json:"fusion_ms_p50"`
+	FusionP95        float64 `json:"fusion_ms_p95"`
 }
 
 // RetrievalEval runs a Contexter's retrieval on every example, without a generator, and reports AR@k,
