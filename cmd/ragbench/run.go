@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"io"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,6 +42,10 @@ Ctrl-C or a kill leaves a consistent directory. See docs/runner.md.`,
 }
 
 func runAction(c *cli.Context) error {
+	c, err := interspersed(c)
+	if err != nil {
+		return usagef("run: %v", err)
+	}
 	if c.NArg() != 1 {
 		return usagef("run: want one CONFIG.yaml, got %d arguments", c.NArg())
 	}
@@ -135,4 +141,38 @@ func gitCommit() string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// interspersed parses flags written after the positional argument (ragbench run CONFIG --limit 5),
+// which urfave/cli leaves in the arguments, and returns a context that sees them.
+func interspersed(c *cli.Context) (*cli.Context, error) {
+	if c.NArg() <= 1 {
+		return c, nil
+	}
+	args := c.Args().Slice()
+	set := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	var pos, rest []string
+	for len(args) > 0 {
+		if err := set.Parse(args); err != nil {
+			return nil, err
+		}
+		rest = set.Args()
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	if err := set.Parse(pos); err != nil {
+		return nil, err
+	}
+	nc := cli.NewContext(c.App, set, c)
+	nc.Command = c.Command
+	return nc, nil
 }

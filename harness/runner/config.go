@@ -76,9 +76,9 @@ type DatasetConfig struct {
 	Corpus string `yaml:"corpus,omitempty"`
 }
 
-// MethodConfig names a method and its settings. A setting whose value is a list is swept: the plan
-// holds one cell per combination of the listed values. To give a list-valued setting a single value,
-// wrap it in a list (granularities: [[1, 4, 16]]).
+// MethodConfig names a method, its fixed settings and its swept settings. Every setting may be swept:
+// the plan holds one cell per combination of the values listed under sweep, each cell with the fixed
+// settings plus one value of every swept one.
 type MethodConfig struct {
 	// Method is the registered method name.
 	Method string `yaml:"method"`
@@ -87,8 +87,10 @@ type MethodConfig struct {
 	Label string `yaml:"label,omitempty"`
 	// Datasets restricts the method to these datasets (by name; empty: all).
 	Datasets []string `yaml:"datasets,omitempty"`
-	// Settings are the method's settings (decoded strictly by the method).
+	// Settings are the method's fixed settings (decoded strictly by the method).
 	Settings map[string]any `yaml:"settings,omitempty"`
+	// Sweep lists values of settings to sweep (tau_cooc: [1, 5, 10]; granularities: [[2, 4], [2, 4, 8]]).
+	Sweep map[string][]any `yaml:"sweep,omitempty"`
 }
 
 // CorpusConfig is a retrieval corpus: a file or the pooled contexts of a dataset.
@@ -114,6 +116,20 @@ type RetrievalConfig struct {
 	B  float64 `yaml:"b,omitempty"`
 	// Elastic is the cluster of backend elastic (the papers' 21M-passage setting).
 	Elastic elastic.Config `yaml:"elastic,omitempty"`
+	// Units builds unit indexes (sentence windows at several granularities) for the
+	// multi-granularity methods (UMG-RAG, UMGP-RAG).
+	Units UnitsConfig `yaml:"units,omitempty"`
+}
+
+// UnitsConfig configures the unit indexes built on demand: one per expert kind over each listed
+// dataset's corpus, opened as the retrievers "EXPERT@G" and the unit table of Env.
+type UnitsConfig struct {
+	// Experts are the index kinds: bm25 and/or dense (an LSA model fitted on the corpus).
+	Experts []string `yaml:"experts,omitempty"`
+	// Sizes are the granularities in sentences (default 2, 4, 8, 16, 32).
+	Sizes []int `yaml:"sizes,omitempty"`
+	// Datasets are the datasets whose corpus gets unit indexes (empty: every dataset with a corpus).
+	Datasets []string `yaml:"datasets,omitempty"`
 }
 
 // NgramConfig is the corpus-statistics source: ngram.Config, or, with Build set, a local index built
@@ -155,6 +171,9 @@ func (c Config) Defaults() Config {
 		if c.Retrieval.B == 0 {
 			c.Retrieval.B = 0.4
 		}
+	}
+	if len(c.Retrieval.Units.Experts) > 0 && len(c.Retrieval.Units.Sizes) == 0 {
+		c.Retrieval.Units.Sizes = []int{2, 4, 8, 16, 32}
 	}
 	if c.Extract.Kind == "" {
 		c.Extract.Kind = "rules"
@@ -219,6 +238,14 @@ func (c Config) Validate() error {
 		if m.Label != "" && !nameRE.MatchString(m.Label) {
 			bad(p+".label", "%q: want letters, digits, '.', '_' or '-'", m.Label)
 		}
+		for _, k := range sortedKeys(m.Sweep) {
+			if _, dup := m.Settings[k]; dup {
+				bad(p+".sweep."+k, "is also a fixed setting")
+			}
+			if len(m.Sweep[k]) == 0 {
+				bad(p+".sweep."+k, "an empty list sweeps nothing")
+			}
+		}
 		for _, d := range m.Datasets {
 			if !seen[d] {
 				bad(p+".datasets", "%q is not one of the datasets", d)
@@ -233,6 +260,16 @@ func (c Config) Validate() error {
 	case "elastic":
 	default:
 		bad("retrieval.backend", "%q: want bm25 or elastic", c.Retrieval.Backend)
+	}
+	for i, e := range c.Retrieval.Units.Experts {
+		if e != "bm25" && e != "dense" {
+			bad(fmt.Sprintf("retrieval.units.experts[%d]", i), "%q: want bm25 or dense", e)
+		}
+	}
+	for _, d := range c.Retrieval.Units.Datasets {
+		if !seen[d] {
+			bad("retrieval.units.datasets", "%q is not one of the datasets", d)
+		}
 	}
 	switch c.Extract.Kind {
 	case "rules", "prompted":

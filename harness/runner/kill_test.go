@@ -72,7 +72,7 @@ func TestKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns subprocesses")
 	}
-	c := testConfig(t, 300, "      tau: [1, 5]\n      sleep_ms: 15", "")
+	c := testConfig(t, 300, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true\n      sleep_ms: 15", "")
 	c.Concurrency = 8
 	ref := t.TempDir()
 	if _, err := Execute(context.Background(), c, Options{Out: ref}); err != nil {
@@ -103,7 +103,7 @@ func TestChaos(t *testing.T) {
 	srv.Record = false
 	work := t.TempDir()
 	llmYAML := "  backend: openai\n  base_url: " + srv.BaseURL() + "\n  model: sim\n  max_retries: 1\n  backoff_base: 1ms\n  backoff_max: 5ms\n  concurrency: 4\n"
-	c := testConfig(t, 150, "      tau: [1, 5]\n      sleep_ms: 10", llmYAML+"  cache:\n    path: "+filepath.Join(work, "llm.sqlite")+"\n")
+	c := testConfig(t, 150, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true\n      sleep_ms: 10", llmYAML+"  cache:\n    path: "+filepath.Join(work, "llm.sqlite")+"\n")
 	c.Concurrency = 6
 	ref := t.TempDir()
 	undisturbed := c

@@ -126,8 +126,8 @@ func needData(t *testing.T) {
 }
 
 // testConfig returns a config of the rt-echo method over the first n 2Wiki questions, retrieving from
-// the 2Wiki corpus, with extra YAML appended to the method's settings.
-func testConfig(t *testing.T, n int, settings string, llmYAML string) Config {
+// the 2Wiki corpus; method is the YAML of the method entry after its name (settings, sweep).
+func testConfig(t *testing.T, n int, method string, llmYAML string) Config {
 	t.Helper()
 	if llmYAML == "" {
 		llmYAML = "  backend: offline\n"
@@ -143,11 +143,9 @@ corpora:
   wiki: {path: corpus/2wiki-paragraphs.jsonl}
 methods:
   - method: rt-echo
-    settings:
-      retrieve: true
 %s
 llm:
-%s`, indexCache, n, settings, llmYAML)
+%s`, indexCache, n, method, llmYAML)
 	c, err := Parse("test.yaml", []byte(y), nil)
 	if err != nil {
 		t.Fatal(err)

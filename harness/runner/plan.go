@@ -57,8 +57,9 @@ type Plan struct {
 	Cells    []*Cell
 }
 
-// Expand returns the cells of the config's methods: each method's settings with list values swept
-// (their product), in config order, then by the swept values in the order listed. Methods are built
+// Expand returns the cells of the config's methods: each method's fixed settings with every
+// combination of its swept values (the first swept key, in sorted order, varies slowest), in config
+// order. Methods are built
 // (methods.New), so an unknown method or setting is an error here.
 func Expand(c Config) ([]*Cell, error) {
 	var out []*Cell
@@ -68,29 +69,16 @@ func Expand(c Config) ([]*Cell, error) {
 		if label == "" {
 			label = m.Method
 		}
-		keys := sortedKeys(m.Settings)
-		var swept []string
-		for _, k := range keys {
-			if _, ok := m.Settings[k].([]any); ok {
-				swept = append(swept, k)
-			}
+		swept := sortedKeys(m.Sweep)
+		base := map[string]any{}
+		for k, v := range m.Settings {
+			base[k] = v
 		}
-		points := []map[string]any{{}}
-		for _, k := range keys {
-			v := m.Settings[k]
-			list, ok := v.([]any)
-			if !ok {
-				for _, p := range points {
-					p[k] = v
-				}
-				continue
-			}
-			if len(list) == 0 {
-				return nil, &FieldError{Path: fmt.Sprintf("methods[%d].settings.%s", i, k), Msg: "an empty list sweeps nothing"}
-			}
+		points := []map[string]any{base}
+		for _, k := range swept {
 			var next []map[string]any
 			for _, p := range points {
-				for _, lv := range list {
+				for _, lv := range m.Sweep[k] {
 					q := make(map[string]any, len(p)+1)
 					for kk, vv := range p {
 						q[kk] = vv
@@ -101,7 +89,6 @@ func Expand(c Config) ([]*Cell, error) {
 			}
 			points = next
 		}
-		// Points are generated key by key; order them so that the first swept key varies slowest.
 		for _, p := range points {
 			name := label
 			if len(swept) > 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
@@ -22,6 +23,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
 )
@@ -174,6 +176,13 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 				return nil, err
 			}
 		}
+		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
+			for _, e := range u.Experts {
+				if err := add("units-"+e, src, map[string]any{"sizes": u.Sizes, "k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if r.cfg.Ngram.Build {
 			if err := add("ngram", src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
 				return nil, err
@@ -246,10 +255,52 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 		_, err = bm25.Build(ctx, rd, out, bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B})
 	case "ngram":
 		_, err = ngram.BuildFrom(ctx, rd, out, ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true})
+	case "units-bm25", "units-dense":
+		docs, derr := r.poolDocs(ctx, n.src, rd)
+		if derr != nil {
+			return derr
+		}
+		err = unitindex.Build(ctx, docs, out, unitindex.BuildOptions{
+			Kind:  strings.TrimPrefix(n.Kind, "units-"),
+			Units: corpus.UnitOptions{Sizes: r.cfg.Retrieval.Units.Sizes},
+			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
+		})
 	default:
 		err = fmt.Errorf("unknown index kind %s", n.Kind)
 	}
 	return err
+}
+
+// poolDocs reads a corpus into memory as pool documents (with the dataset's sentences for a pool).
+func (r *Resources) poolDocs(ctx context.Context, src corpusSource, rd corpus.Reader) ([]corpus.PoolDoc, error) {
+	if src.pool != "" {
+		ds, err := datasets.Load(ctx, src.pool, datasets.LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		docs, _ := corpus.Pool(ds.Examples)
+		return docs, nil
+	}
+	var docs []corpus.PoolDoc
+	for {
+		d, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, corpus.PoolDoc{Document: d})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Components are a run's opened components: the generator and, per dataset, the Env its methods
@@ -367,6 +418,30 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 					comp.closers = append(comp.closers, ix)
 				}
 				env.Retriever = ix
+			}
+			for _, e := range r.cfg.Retrieval.Units.Experts {
+				n := byCorpus["units-"+e+"/"+c]
+				if n == nil {
+					continue
+				}
+				ix, _ := opened[n.Dir].(*unitindex.Index)
+				if ix == nil {
+					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.Sizes, Expert: e})
+					if err != nil {
+						return nil, err
+					}
+					opened[n.Dir] = ix
+					comp.closers = append(comp.closers, ix)
+				}
+				if env.Retrievers == nil {
+					env.Retrievers = map[string]retrieval.Retriever{}
+				}
+				for k, v := range ix.Retrievers() {
+					env.Retrievers[k] = v
+				}
+				if env.Units == nil {
+					env.Units = ix.Table
+				}
 			}
 			if n := byCorpus["ngram/"+c]; n != nil {
 				src, _ := opened[n.Dir].(*ngram.Source)

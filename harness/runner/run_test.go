@@ -18,7 +18,7 @@ import (
 // and config; every question has exactly one record per cell, in dataset order.
 func TestRunStable(t *testing.T) {
 	needData(t)
-	c := testConfig(t, 30, "      tau: [1, 5]", "")
+	c := testConfig(t, 30, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true", "")
 	a, b := t.TempDir(), t.TempDir()
 	ra, err := Execute(context.Background(), c, Options{Out: a})
 	if err != nil {
@@ -84,7 +84,7 @@ func readRecords(t *testing.T, path string) []methods.Record {
 func TestSweepSharesCalls(t *testing.T) {
 	needData(t)
 	srv := llmtest.New(t, llmtest.VLLM)
-	c := testConfig(t, 12, "      tau: [1, 2, 5, 10, 50]", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n")
+	c := testConfig(t, 12, "    sweep:\n      tau: [1, 2, 5, 10, 50]\n    settings:\n      retrieve: true", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n")
 	res, err := Execute(context.Background(), c, Options{Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestSweepSharesCalls(t *testing.T) {
 // another config and a missing shard.
 func TestShardsMerge(t *testing.T) {
 	needData(t)
-	c := testConfig(t, 25, "      tau: [1, 5]", "")
+	c := testConfig(t, 25, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true", "")
 	whole := t.TempDir()
 	if _, err := Execute(context.Background(), c, Options{Out: whole}); err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestShardsMerge(t *testing.T) {
 	if _, err := Merge(filepath.Join(base, "m2"), dirs[:1]); err == nil || !strings.Contains(err.Error(), "have 1 of 2") {
 		t.Errorf("merge of one shard of two: %v, want a missing-shard error", err)
 	}
-	other := testConfig(t, 25, "      tau: [1, 7]", "")
+	other := testConfig(t, 25, "    sweep:\n      tau: [1, 7]\n    settings:\n      retrieve: true", "")
 	od := filepath.Join(base, "other1")
 	if _, err := Execute(context.Background(), other, Options{Out: od, Shard: 1, Shards: 2}); err != nil {
 		t.Fatal(err)
@@ -150,10 +150,10 @@ func TestShardsMerge(t *testing.T) {
 func TestResumeRefusesOtherSettings(t *testing.T) {
 	needData(t)
 	dir := t.TempDir()
-	if _, err := Execute(context.Background(), testConfig(t, 3, "      tau: 1", ""), Options{Out: dir}); err != nil {
+	if _, err := Execute(context.Background(), testConfig(t, 3, "    settings:\n      retrieve: true\n      tau: 1", ""), Options{Out: dir}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Execute(context.Background(), testConfig(t, 3, "      tau: 2", ""), Options{Out: dir})
+	_, err := Execute(context.Background(), testConfig(t, 3, "    settings:\n      retrieve: true\n      tau: 2", ""), Options{Out: dir})
 	if err == nil || !strings.Contains(err.Error(), "methods[0].settings.tau: 1 → 2") {
 		t.Fatalf("resume with tau changed: %v, want a refusal naming methods[0].settings.tau", err)
 	}
