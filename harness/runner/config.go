@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
@@ -43,8 +44,10 @@ type Config struct {
 	Retrieval RetrievalConfig `yaml:"retrieval,omitempty"`
 	// Ngram is the corpus-statistics source (QuCo-RAG).
 	Ngram NgramConfig `yaml:"ngram,omitempty"`
-	// Extract is the entity and triplet extractor (QuCo-RAG).
-	Extract ExtractConfig `yaml:"extract,omitempty"`
+	// Extract is the entity and triplet extractor (QuCo-RAG): backend rule (default, offline) or llm
+	// (its own model and endpoint, e.g. the authors' 0.5B extractor; templates default to the
+	// prompts directory's prompt_templates.json).
+	Extract extract.Config `yaml:"extract,omitempty"`
 	// Prompts is the directory of the QuCo-RAG reference files (exemplars.json, prompt_templates.json).
 	// Empty: $RAGBENCH_REFERENCE/quco-rag, else shared/reference/quco-rag beside the checkout.
 	Prompts string `yaml:"prompts,omitempty"`
@@ -142,13 +145,6 @@ type NgramConfig struct {
 	Lowercase bool `yaml:"lowercase,omitempty"`
 }
 
-// ExtractConfig is the entity and triplet extractor.
-type ExtractConfig struct {
-	// Kind is rules (the offline extractor, default) or prompted (the generator with the authors'
-	// extraction prompts).
-	Kind string `yaml:"kind,omitempty"`
-}
-
 // Prices are per-million-token prices, for the dry run's cost estimate.
 type Prices struct {
 	Prompt     float64 `yaml:"prompt_per_mtok,omitempty"`
@@ -175,8 +171,8 @@ func (c Config) Defaults() Config {
 	if len(c.Retrieval.Units.Experts) > 0 && len(c.Retrieval.Units.Sizes) == 0 {
 		c.Retrieval.Units.Sizes = []int{2, 4, 8, 16, 32}
 	}
-	if c.Extract.Kind == "" {
-		c.Extract.Kind = "rules"
+	if c.Extract.Backend == "" {
+		c.Extract.Backend = "rule"
 	}
 	if c.LLM.Backend == "" {
 		c.LLM.Backend = "offline"
@@ -271,10 +267,15 @@ func (c Config) Validate() error {
 			bad("retrieval.units.datasets", "%q is not one of the datasets", d)
 		}
 	}
-	switch c.Extract.Kind {
-	case "rules", "prompted":
-	default:
-		bad("extract.kind", "%q: want rules or prompted", c.Extract.Kind)
+	ec := c.Extract.Defaults()
+	if ec.Backend == "llm" && ec.Templates == "" {
+		ec.Templates = "prompt_templates.json" // filled from the prompts directory when opened
+	}
+	if ec.Backend == "llm" {
+		ec.LLM = ec.LLM.Resolve(nil)
+	}
+	if err := ec.Validate(); err != nil {
+		bad("extract", "%v", err)
 	}
 	if c.Ngram.Build && c.Ngram.Backend != "" && c.Ngram.Backend != ngram.BackendLocal {
 		bad("ngram.build", "builds a local index; backend %q is not local", c.Ngram.Backend)

@@ -63,7 +63,7 @@ type Plan struct {
 // (methods.New), so an unknown method or setting is an error here.
 func Expand(c Config) ([]*Cell, error) {
 	var out []*Cell
-	names := map[string]bool{}
+	names := map[string][][]string{} // cell name → the dataset lists of the cells so named
 	for i, m := range c.Methods {
 		label := m.Label
 		if label == "" {
@@ -98,10 +98,12 @@ func Expand(c Config) ([]*Cell, error) {
 				}
 				name += "[" + strings.Join(parts, ",") + "]"
 			}
-			if names[name] {
-				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("cell %s appears twice (give one of them a label)", name)}
+			for _, other := range names[name] {
+				if overlap(other, m.Datasets) {
+					return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("cell %s appears twice on one dataset (give one of them a label)", name)}
+				}
 			}
-			names[name] = true
+			names[name] = append(names[name], m.Datasets)
 			if len(p) == 0 {
 				p = nil
 			}
@@ -223,4 +225,19 @@ func sortedCellNames(cells []*Cell) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// overlap reports whether two dataset restrictions share a dataset (an empty one means all).
+func overlap(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return true
+	}
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }

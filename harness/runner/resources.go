@@ -353,24 +353,20 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	} else if r.cfg.Prompts != "" {
 		return nil, fmt.Errorf("prompts: %s not found", r.cfg.Prompts)
 	}
-	switch r.cfg.Extract.Kind {
-	case "rules":
-		base.Extractor = extract.NewRules()
-	case "prompted":
+	ec := r.cfg.Extract
+	if ec.Defaults().Backend == "llm" && ec.Templates == "" {
 		dir := PromptsDir(r.cfg.Prompts)
 		if dir == "" {
-			return nil, errors.New("extract.kind prompted needs the prompts directory (prompt_templates.json)")
+			return nil, errors.New("extract: backend llm needs extract.templates or the prompts directory (prompt_templates.json)")
 		}
-		tmpl, err := extract.LoadTemplates(filepath.Join(dir, "prompt_templates.json"))
-		if err != nil {
-			return nil, fmt.Errorf("extract: %w", err)
-		}
-		px, err := extract.NewPrompted(client, tmpl, extract.PromptedOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("extract: %w", err)
-		}
-		base.Extractor = px
+		ec.Templates = filepath.Join(dir, "prompt_templates.json")
 	}
+	xc, err := extract.Open(ec)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	comp.closers = append(comp.closers, xc)
+	base.Extractor = xc.Extractor
 	// A counter from the config's own source (API, cache, prebuilt index) serves every dataset.
 	var shared ngram.Counter
 	if !r.cfg.Ngram.Build && (r.cfg.Ngram.Backend != "" || r.cfg.Ngram.Index != "" || r.cfg.Ngram.QuCoCache != "") {
