@@ -26,9 +26,9 @@ type Estimate struct {
 	Cell      string
 	Questions int
 	// Known is false when the method gives no bounds.
-	Known                                bool
+	Known                                 bool
 	Calls, PromptTokens, CompletionTokens int64
-	Cost                                 float64
+	Cost                                  float64
 }
 
 // DryRun plans c and prints the plan: run directory, datasets and questions, cells, indexes (cached

@@ -510,13 +510,13 @@ func PromptsDir(dir string) string {
 // Provenance is what the resolved config records besides the config: tool version, git commit, config
 // hash and the checksums of the datasets and indexes used.
 type Provenance struct {
-	Version    string            `yaml:"version" json:"version"`
-	GitCommit  string            `yaml:"git_commit" json:"git_commit"`
-	ConfigHash string            `yaml:"config_hash" json:"config_hash"`
+	Version    string `yaml:"version" json:"version"`
+	GitCommit  string `yaml:"git_commit" json:"git_commit"`
+	ConfigHash string `yaml:"config_hash" json:"config_hash"`
 	// Shard is "K/N" for a shard's run directory.
-	Shard      string            `yaml:"shard,omitempty" json:"shard,omitempty"`
-	Datasets   map[string]string `yaml:"datasets" json:"datasets"`
-	Indexes    []IndexNeed       `yaml:"indexes,omitempty" json:"indexes,omitempty"`
+	Shard    string            `yaml:"shard,omitempty" json:"shard,omitempty"`
+	Datasets map[string]string `yaml:"datasets" json:"datasets"`
+	Indexes  []IndexNeed       `yaml:"indexes,omitempty" json:"indexes,omitempty"`
 }
 
 // datasetChecksums returns "dataset/file" → sha256 for the plan's dataset files.
