@@ -33,6 +33,7 @@ Ctrl-C or a kill leaves a consistent directory. See docs/runner.md.`,
 			&cli.StringSliceFlag{Name: "set", Usage: "override a config key: KEY=VALUE, VALUE in YAML (repeatable; e.g. llm.model=X, methods.quco.settings.tau_cooc=[1,5])"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the run in the run directory (it must exist); a plain rerun does the same"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (cells, questions, expected LLM calls and tokens, indexes to build, cost) and exit"},
+			&cli.IntFlag{Name: "pilot", Usage: "with --dry-run: answer the first N questions of every dataset with every cell (the config's generator and components; nothing written) to estimate calls and tokens"},
 			&cli.StringFlag{Name: "shard", Usage: "run shard K/N (0-based) of every cell; default from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX"},
 			&cli.IntFlag{Name: "shards", Usage: "the shard count, with JOB_COMPLETION_INDEX (a Kubernetes indexed Job)"},
 			&cli.DurationFlag{Name: "progress-every", Value: 30 * time.Second, Usage: "interval of progress summaries when stderr is not a terminal"},
@@ -61,6 +62,7 @@ func runAction(c *cli.Context) error {
 	o := runner.Options{
 		Out: c.String("out"), Shard: k, Shards: n,
 		Progress: stderr, TTY: isTerminal(stderr), ProgressEvery: c.Duration("progress-every"),
+		Pilot:   c.Int("pilot"),
 		Version: version, GitCommit: gitCommit(),
 	}
 	if c.Bool("dry-run") {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragbench/ragbench/methods"
 )
 
 // Bounds are a method's per-question upper bounds on generator work, for the dry run's estimate.
@@ -25,15 +27,19 @@ type Bounder interface {
 type Estimate struct {
 	Cell      string
 	Questions int
-	// Known is false when the method gives no bounds.
-	Known                                 bool
+	// Known is false when the method gives no bounds (and no pilot ran).
+	Known bool
+	// Pilot is true when the figures are pilot averages scaled to the questions, not bounds.
+	Pilot                                 bool
 	Calls, PromptTokens, CompletionTokens int64
 	Cost                                  float64
 }
 
 // DryRun plans c and prints the plan: run directory, datasets and questions, cells, indexes (cached
 // or to build), expected generator calls and tokens from the methods' bounds, and the cost at the
-// config's prices. It builds and calls nothing.
+// config's prices. It builds and calls nothing, unless o.Pilot is set: then it builds the missing
+// indexes and answers the first o.Pilot questions of every dataset with every cell (writing nothing)
+// to estimate the cells that give no bounds.
 func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 	plan, err := NewPlan(ctx, c)
 	if err != nil {
@@ -92,7 +98,19 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 		}
 	}
 	ests := Estimates(plan)
-	fmt.Fprintf(&b, "expected generator work (upper bounds):\n")
+	if o.Pilot > 0 {
+		pe, calls, err := runPilot(ctx, c, plan, res, needs, o.Pilot, o.Progress)
+		if err != nil {
+			return fmt.Errorf("pilot: %w", err)
+		}
+		for i := range ests {
+			if p, ok := pe[ests[i].Cell]; ok && !ests[i].Known {
+				ests[i] = p.scale(ests[i].Cell, ests[i].Questions, c.Prices)
+			}
+		}
+		fmt.Fprintf(&b, "pilot: the first %d questions of every dataset with every cell made %d generator requests (after sharing)\n", o.Pilot, calls)
+	}
+	fmt.Fprintf(&b, "expected generator work (bounds, or pilot averages × questions):\n")
 	var tc, tp, tt int64
 	var cost float64
 	unknown := 0
@@ -102,16 +120,20 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 			fmt.Fprintf(&b, "  %-40s %6d questions  (the method gives no bounds)\n", e.Cell, e.Questions)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-40s %6d questions  ≤ %d calls  ≤ %d prompt + %d completion tokens", e.Cell, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens)
+		rel := "≤"
+		if e.Pilot {
+			rel = "≈"
+		}
+		fmt.Fprintf(&b, "  %-40s %6d questions  %s %d calls  %s %d prompt + %d completion tokens", e.Cell, e.Questions, rel, e.Calls, rel, e.PromptTokens, e.CompletionTokens)
 		if c.Prices.Prompt > 0 || c.Prices.Completion > 0 {
-			fmt.Fprintf(&b, "  ≤ %.2f %s", e.Cost, c.Prices.Currency)
+			fmt.Fprintf(&b, "  %s %.2f %s", rel, e.Cost, c.Prices.Currency)
 		}
 		b.WriteString("\n")
 		tc, tp, tt, cost = tc+e.Calls, tp+e.PromptTokens, tt+e.CompletionTokens, cost+e.Cost
 	}
-	fmt.Fprintf(&b, "  total ≤ %d calls, ≤ %d prompt + %d completion tokens", tc, tp, tt)
+	fmt.Fprintf(&b, "  total %d calls, %d prompt + %d completion tokens", tc, tp, tt)
 	if c.Prices.Prompt > 0 || c.Prices.Completion > 0 {
-		fmt.Fprintf(&b, ", ≤ %.2f %s", cost, c.Prices.Currency)
+		fmt.Fprintf(&b, ", %.2f %s", cost, c.Prices.Currency)
 	}
 	if unknown > 0 {
 		fmt.Fprintf(&b, " (without %d cells that give no bounds)", unknown)
@@ -128,6 +150,65 @@ func cacheState(c Config) string {
 		return "no persistent cache"
 	}
 	return fmt.Sprintf("%s, %s", cc.Path, cc.Mode)
+}
+
+// pilotStat sums a cell's pilot counters.
+type pilotStat struct {
+	q                    int
+	calls, prompt, compl int64
+}
+
+func (p pilotStat) scale(cell string, questions int, pr Prices) Estimate {
+	e := Estimate{Cell: cell, Questions: questions, Known: p.q > 0, Pilot: true}
+	if p.q == 0 {
+		return e
+	}
+	f := float64(questions) / float64(p.q)
+	e.Calls = int64(float64(p.calls)*f + 0.5)
+	e.PromptTokens = int64(float64(p.prompt)*f + 0.5)
+	e.CompletionTokens = int64(float64(p.compl)*f + 0.5)
+	e.Cost = (float64(e.PromptTokens)*pr.Prompt + float64(e.CompletionTokens)*pr.Completion) / 1e6
+	return e
+}
+
+// runPilot answers the first n questions of every dataset with every cell, with the config's
+// components (indexes are built if missing), writing nothing. It returns each cell's sums and the
+// generator requests made (after the question memo shared them).
+func runPilot(ctx context.Context, c Config, plan *Plan, res *Resources, needs []*IndexNeed, n int, progress io.Writer) (map[string]*pilotStat, int64, error) {
+	if progress != nil {
+		res.Progress = progress
+	}
+	comp, err := res.Open(ctx, plan, needs)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer comp.Close()
+	before := comp.Client.Ledger().Totals().Calls
+	out := map[string]*pilotStat{}
+	for _, d := range plan.Datasets {
+		exs := d.Examples[:min(n, len(d.Examples))]
+		for _, ex := range exs {
+			m := newMemo()
+			base := m.wrap(comp.Envs[d.Name])
+			for _, cell := range plan.cellsFor(d) {
+				env, meter := methods.Instrument(base)
+				if _, err := answerSafe(ctx, cell.Impl, env, ex); err != nil && ctx.Err() != nil {
+					return nil, 0, ctx.Err()
+				}
+				k := meter.Counters()
+				st := out[cell.Name]
+				if st == nil {
+					st = &pilotStat{}
+					out[cell.Name] = st
+				}
+				st.q++
+				st.calls += int64(k.Calls + k.AnswerCalls)
+				st.prompt += int64(k.PromptTokens + k.AnswerTokens)
+				st.compl += int64(k.GeneratedTokens)
+			}
+		}
+	}
+	return out, comp.Client.Ledger().Totals().Calls - before, nil
 }
 
 // Estimates returns each cell's expected generator work over the plan's questions.

@@ -35,6 +35,9 @@ type Options struct {
 	// ProgressEvery (default 30s).
 	TTY           bool
 	ProgressEvery time.Duration
+	// Pilot, for DryRun, answers the first Pilot questions of every dataset with every cell to
+	// estimate calls and tokens of methods that give no bounds.
+	Pilot int
 	// Version and GitCommit are recorded in the resolved config.
 	Version, GitCommit string
 }
