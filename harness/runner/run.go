@@ -139,7 +139,7 @@ func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
 // writeResolved writes config.yaml (the resolved config and its provenance), or, when the directory
 // already holds one, checks that it is the same run and refuses a resume with other settings.
 func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*IndexNeed, o Options) error {
-	body, hash, err := ResolvedConfig(c)
+	_, hash, err := ResolvedConfig(c)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,6 @@ func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*Index
 	c.Provenance = prov
 	var buf bytes.Buffer
 	buf.WriteString("# The resolved config of this run (ragbench run runs it again); provenance is not part of the config hash.\n")
-	_ = body
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(c); err != nil {

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/methods"
@@ -200,4 +202,38 @@ func TestRepairTail(t *testing.T) {
 			t.Fatalf("open %d: file %q, want the two whole lines", i, b)
 		}
 	}
+}
+
+// TestCancelConsistent: a run cancelled in the middle (Ctrl-C) leaves whole records only, and a rerun
+// finishes it with files identical to an uninterrupted run's.
+func TestCancelConsistent(t *testing.T) {
+	needData(t)
+	c := testConfig(t, 120, "    settings:\n      retrieve: true\n      sleep_ms: 5", "")
+	ref := t.TempDir()
+	if _, err := Execute(context.Background(), c, Options{Out: ref}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for countLines(t, dir) < 20 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := Execute(ctx, c, Options{Out: dir})
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+	if res.Errors != 0 {
+		t.Errorf("cancelled run recorded %d errors: questions cut short must not be recorded", res.Errors)
+	}
+	got := readRecords(t, filepath.Join(dir, "2wikimultihopqa", "rt-echo.jsonl"))
+	if len(got) < 20 || len(got) >= 120 {
+		t.Fatalf("%d records after the cancel, want some but not all", len(got))
+	}
+	if _, err := Execute(context.Background(), c, Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, runFiles(t, ref, false), runFiles(t, dir, false), "cancelled and rerun")
 }
