@@ -96,7 +96,7 @@ func TestBaselinesEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
 	}
-	set := loadSet(t)
+	set := blLoadSet(t)
 	n := e2eN(t)
 	reader := offline.New(offline.Options{})
 	var table strings.Builder

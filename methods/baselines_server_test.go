@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/methods/methodtest"
+	"github.com/ragbench/ragbench/methods/prompts"
 
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
@@ -20,19 +22,25 @@ import (
 )
 
 // TestBaselinesAgainstServer runs every baseline and both FLARE variants against an in-process
-// OpenAI-compatible server answering in vLLM's JSON (completions with logprobs and usage; the text is
-// the offline reader's answer to the prompt, the log-probabilities llmtest's fixed falling ones) through
-// the full llm client with its response cache, then runs them again: the second run must make no
-// server call and give the same records, every call a cache hit.
+// OpenAI-compatible server answering in the JSON of vLLM, the llama.cpp server and OpenAI (completions
+// with logprobs and usage; the text is the offline reader's answer to the prompt, the
+// log-probabilities llmtest's fixed falling ones) through the full llm client with its response cache,
+// then runs them again: the second run must make no server call and give the same records, every call
+// a cache hit.
 func TestBaselinesAgainstServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
 	}
-	set := loadSet(t)
+	set := blLoadSet(t)
 	ds, ix := openE2E(t, e2eSets[0])
-	exs := ds.Examples[:5]
+	for _, flavor := range llmtest.Flavors {
+		t.Run(string(flavor), func(t *testing.T) { againstServer(t, set, ds.Examples[:5], ix, flavor) })
+	}
+}
+
+func againstServer(t *testing.T, set *prompts.Set, exs []datasets.Example, ix retrieval.Retriever, flavor llmtest.Flavor) {
 	reader := offline.New(offline.Options{})
-	srv := llmtest.New(t, llmtest.VLLM)
+	srv := llmtest.New(t, flavor)
 	srv.Reply = func(prompt string) string {
 		resp, err := reader.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: prompt})
 		if err != nil {
@@ -110,7 +118,7 @@ func TestBaselinesAgainstServer(t *testing.T) {
 // harness/llm/testdata has "logprobs": null) makes both FLARE variants fail with an error naming the
 // server, never answer as if nothing triggered.
 func TestFlareServerWithoutLogprobs(t *testing.T) {
-	set := loadSet(t)
+	set := blLoadSet(t)
 	body, err := os.ReadFile(filepath.Join("..", "harness", "llm", "testdata", "responses", "no-usage-completions.json"))
 	if err != nil {
 		t.Fatal(err)

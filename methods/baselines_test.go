@@ -19,7 +19,18 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-var updateBaselines = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// The -update flag rewrites the golden files under testdata/. Other test files of the package may
+// define it too, so it is defined once, by whichever file's init runs first.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+func blUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // scripted is one fidelity scenario: a method with settings, a question, the generator's replies in
 // order (the answer-completion call answers completion), and the expected counters and queries.
@@ -41,9 +52,9 @@ type scripted struct {
 	wantKinds                           []string
 }
 
-const question = "Where was the director of film Alpha born?"
+const blQuestion = "Where was the director of film Alpha born?"
 
-func loadSet(t *testing.T) *prompts.Set {
+func blLoadSet(t *testing.T) *prompts.Set {
 	t.Helper()
 	set, err := prompts.Load(testenv.Reference(t, "quco-rag"))
 	if err != nil {
@@ -76,7 +87,7 @@ func runScripted(t *testing.T, set *prompts.Set, sc scripted) (methods.Predictio
 	if ds == "" {
 		ds = "2wikimultihopqa"
 	}
-	p, err := m.Answer(context.Background(), env, datasets.Example{ID: "q1", Dataset: ds, Question: question})
+	p, err := m.Answer(context.Background(), env, datasets.Example{ID: "q1", Dataset: ds, Question: blQuestion})
 	meter.Fill(&p)
 	return p, gen, ret, err
 }
@@ -132,7 +143,7 @@ func redactor(t *testing.T, set *prompts.Set) func(string) string {
 	}
 }
 
-func golden(t *testing.T, set *prompts.Set, dir string, sc scripted, p methods.Prediction, gen *methodtest.Generator, ret *methodtest.Retriever, runErr error) {
+func blGolden(t *testing.T, set *prompts.Set, dir string, sc scripted, p methods.Prediction, gen *methodtest.Generator, ret *methodtest.Retriever, runErr error) {
 	t.Helper()
 	red := redactor(t, set)
 	var b strings.Builder
@@ -155,7 +166,7 @@ func golden(t *testing.T, set *prompts.Set, dir string, sc scripted, p methods.P
 	}
 	got := b.String()
 	path := filepath.Join("testdata", dir, sc.name+".golden")
-	if *updateBaselines {
+	if blUpdate() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -169,11 +180,11 @@ func golden(t *testing.T, set *prompts.Set, dir string, sc scripted, p methods.P
 		t.Fatalf("%s: %v (run go test -update to create it)", sc.name, err)
 	}
 	if string(want) != got {
-		t.Errorf("%s: output differs from %s (go test -update rewrites it):\n%s", sc.name, path, lineDiff(string(want), got))
+		t.Errorf("%s: output differs from %s (go test -update rewrites it):\n%s", sc.name, path, blLineDiff(string(want), got))
 	}
 }
 
-func lineDiff(want, got string) string {
+func blLineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	for i := 0; i < max(len(w), len(g)); i++ {
 		var a, b string
@@ -239,45 +250,45 @@ func checkScripted(t *testing.T, set *prompts.Set, dir string, sc scripted) meth
 	if p.Signals["retrieved"] != want {
 		t.Errorf("%s: signal retrieved %v with %d retrievals", sc.name, p.Signals["retrieved"], c.Retrievals)
 	}
-	golden(t, set, dir, sc, p, gen, ret, err)
+	blGolden(t, set, dir, sc, p, gen, ret, err)
 	return p
 }
 
-func reply(s string) methodtest.Reply { return methodtest.Reply{Text: s} }
+func blReply(s string) methodtest.Reply { return methodtest.Reply{Text: s} }
 
 func TestBaselinesScripted(t *testing.T) {
-	set := loadSet(t)
+	set := blLoadSet(t)
 	cases := []scripted{
-		{name: "wo-rag", method: "wo-rag", replies: []methodtest.Reply{reply(" Alpha was directed by Bo. Bo was born in Oslo. So the answer is Oslo.")},
+		{name: "wo-rag", method: "wo-rag", replies: []methodtest.Reply{blReply(" Alpha was directed by Bo. Bo was born in Oslo. So the answer is Oslo.")},
 			wantCalls: 1, wantRet: 0, wantQueries: []string{}, wantAnswer: "Oslo",
 			wantKinds: []string{"question", "generate", "answer"}},
-		{name: "wo-rag-hotpotqa-completion", method: "wo-rag", dataset: "hotpotqa", replies: []methodtest.Reply{reply(" Alpha was directed by Bo.\n\nQuestion: next?")},
+		{name: "wo-rag-hotpotqa-completion", method: "wo-rag", dataset: "hotpotqa", replies: []methodtest.Reply{blReply(" Alpha was directed by Bo.\n\nQuestion: next?")},
 			completion: "Oslo.", wantCalls: 1, wantAnswerCalls: 1, wantAnswer: "Oslo."},
-		{name: "sr-rag", method: "sr-rag", replies: []methodtest.Reply{reply(" Bo was born in Oslo. So the answer is Oslo.")},
-			wantCalls: 1, wantRet: 1, wantQueries: []string{question}, wantAnswer: "Oslo"},
+		{name: "sr-rag", method: "sr-rag", replies: []methodtest.Reply{blReply(" Bo was born in Oslo. So the answer is Oslo.")},
+			wantCalls: 1, wantRet: 1, wantQueries: []string{blQuestion}, wantAnswer: "Oslo"},
 		{name: "sr-rag-new_prompt_v1-top2", method: "sr-rag", settings: map[string]any{"prompt_key": "new_prompt_v1", "top_k": 2},
-			replies: []methodtest.Reply{reply(" So the answer is Oslo.")}, wantCalls: 1, wantRet: 1, wantAnswer: "Oslo"},
+			replies: []methodtest.Reply{blReply(" So the answer is Oslo.")}, wantCalls: 1, wantRet: 1, wantAnswer: "Oslo"},
 		{name: "fs-rag-answer-stop", method: "fs-rag",
-			replies: []methodtest.Reply{reply(" Alpha was directed by Bo. Bo was born in Rome."), reply(" Bo was born in Oslo. So the answer is Rome."),
-				reply(" So the answer is Oslo. More text.")},
-			wantCalls: 3, wantRet: 3, wantQueries: []string{question, "Alpha was directed by Bo.", "Bo was born in Oslo."}, wantAnswer: "Oslo",
+			replies: []methodtest.Reply{blReply(" Alpha was directed by Bo. Bo was born in Rome."), blReply(" Bo was born in Oslo. So the answer is Rome."),
+				blReply(" So the answer is Oslo. More text.")},
+			wantCalls: 3, wantRet: 3, wantQueries: []string{blQuestion, "Alpha was directed by Bo.", "Bo was born in Oslo."}, wantAnswer: "Oslo",
 			wantStop: `"the answer is"`},
 		{name: "fs-rag-length-stop", method: "fs-rag", settings: map[string]any{"generate_max_length": 8},
-			replies:    []methodtest.Reply{reply(" one two three four five. six."), reply(" seven eight nine ten. eleven.")},
-			completion: "ten.", wantCalls: 2, wantRet: 2, wantAnswerCalls: 1, wantQueries: []string{question, "one two three four five."},
+			replies:    []methodtest.Reply{blReply(" one two three four five. six."), blReply(" seven eight nine ten. eleven.")},
+			completion: "ten.", wantCalls: 2, wantRet: 2, wantAnswerCalls: 1, wantQueries: []string{blQuestion, "one two three four five."},
 			wantAnswer: "ten", wantStop: "length: 11 tokens > 8"},
 		{name: "fs-rag-question-stop", method: "fs-rag",
-			replies:    []methodtest.Reply{reply("Alpha, Question: who? More.")},
+			replies:    []methodtest.Reply{blReply("Alpha, Question: who? More.")},
 			completion: "Bo.", wantCalls: 1, wantRet: 1, wantAnswerCalls: 1, wantAnswer: "Bo", wantStop: `"Question:"`},
-		{name: "fs-rag-empty", method: "fs-rag", replies: []methodtest.Reply{reply("  ")}, completion: "Bo.",
+		{name: "fs-rag-empty", method: "fs-rag", replies: []methodtest.Reply{blReply("  ")}, completion: "Bo.",
 			wantCalls: 1, wantRet: 1, wantAnswerCalls: 1, wantAnswer: "Bo", wantStop: "empty generation"},
 		{name: "fl-rag-no-growth", method: "fl-rag", settings: map[string]any{"fix_length": 4},
-			replies:    []methodtest.Reply{reply(" Alpha was directed by"), reply("")},
-			completion: "Bo.", wantCalls: 2, wantRet: 2, wantAnswerCalls: 1, wantQueries: []string{question, "Alpha was directed by"},
+			replies:    []methodtest.Reply{blReply(" Alpha was directed by"), blReply("")},
+			completion: "Bo.", wantCalls: 2, wantRet: 2, wantAnswerCalls: 1, wantQueries: []string{blQuestion, "Alpha was directed by"},
 			wantAnswer: "Bo", wantStop: "no growth"},
 		{name: "fl-rag-answer-stop", method: "fl-rag", settings: map[string]any{"fix_length": 4},
-			replies:   []methodtest.Reply{reply(" Bo was born in"), reply(" Oslo. So the answer is Oslo.")},
-			wantCalls: 2, wantRet: 2, wantQueries: []string{question, "Bo was born in"},
+			replies:   []methodtest.Reply{blReply(" Bo was born in"), blReply(" Oslo. So the answer is Oslo.")},
+			wantCalls: 2, wantRet: 2, wantQueries: []string{blQuestion, "Bo was born in"},
 			wantAnswer: "Oslo", wantStop: `"the answer is"`},
 	}
 	for _, sc := range cases {
@@ -328,7 +339,7 @@ func TestBaselineSettings(t *testing.T) {
 }
 
 func TestBaselineBadInput(t *testing.T) {
-	set := loadSet(t)
+	set := blLoadSet(t)
 	// An unknown prompt key is an error that lists the keys.
 	m, err := methods.New("sr-rag", map[string]any{"prompt_key": "nope"})
 	if err != nil {
@@ -346,7 +357,7 @@ func TestBaselineBadInput(t *testing.T) {
 		t.Errorf("missing retriever: %v", err)
 	}
 	// A retriever that fails mid-question: the error names the query, the partial trace is kept.
-	gen := &methodtest.Generator{Replies: []methodtest.Reply{reply(" A is B. C.")}}
+	gen := &methodtest.Generator{Replies: []methodtest.Reply{blReply(" A is B. C.")}}
 	env, _ = methods.Instrument(methods.Env{Generator: gen, Retriever: &methodtest.Retriever{Err: fmt.Errorf("index closed")}, Prompts: set})
 	p, err := m.Answer(context.Background(), env, datasets.Example{Question: "q", Dataset: "2wikimultihopqa"})
 	if err == nil || !strings.Contains(err.Error(), "index closed") || len(p.Trace) == 0 {

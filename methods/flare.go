@@ -224,7 +224,11 @@ func flRound4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 //     the threshold, replaced by "[xxx]"; a token not found gives the position pos−1 (−1 at the
 //     start, which slices from the end).
 func flAuthorsCheck(gen string, toks []llm.TokenLogprob, thr float64, solver string) flTokenCheck {
-	sents := text.SplitSentences(gen)
+	return flAuthorsCheckSentences(text.SplitSentences(gen), toks, thr, solver)
+}
+
+// flAuthorsCheckSentences is flAuthorsCheck on a generation already split into sentences.
+func flAuthorsCheckSentences(sents []string, toks []llm.TokenLogprob, thr float64, solver string) flTokenCheck {
 	var out flTokenCheck
 	tid := 0
 	for sid, sent := range sents {

@@ -96,7 +96,8 @@ func init() {
 					&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "per-query deadline (HTTP 503 past it)"},
 					&cli.Int64Flag{Name: "max-body", Value: 64 << 10, Usage: "request-size limit in bytes (HTTP 413 above it)"},
 					&cli.IntFlag{Name: "token-width", Value: 2, Usage: "token width of an Infini-gram index without manifest.json"},
-					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open"},
+					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open, even those checked before"},
+					&cli.StringFlag{Name: "token-env", Usage: "require the bearer token held in this environment variable"},
 				},
 				Action: ngramServe,
 			},
@@ -319,9 +320,21 @@ func ngramServe(c *cli.Context) error {
 	defer ix.Close()
 	srv := &ngram.Server{Index: ix, Name: c.String("name"), Mode: mode, MaxConcurrent: c.Int("max-concurrent"),
 		Timeout: c.Duration("timeout"), MaxBody: c.Int64("max-body")}
+	if env := c.String("token-env"); env != "" {
+		if srv.Token = os.Getenv(env); srv.Token == "" {
+			return usagef("ngram serve --token-env %s: the variable is empty or unset", env)
+		}
+	}
 	ln, err := net.Listen("tcp", c.String("addr"))
 	if err != nil {
 		return err
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+		if srv.Token == "" {
+			fmt.Fprintf(c.App.ErrWriter, "ngram serve: warning: listening on %s, beyond this machine, with no bearer token; pass --token-env VAR to require one\n", ln.Addr())
+		} else {
+			fmt.Fprintf(c.App.ErrWriter, "ngram serve: listening on %s, beyond this machine; requests need the bearer token\n", ln.Addr())
+		}
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"gopkg.in/yaml.v3"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -146,5 +147,21 @@ func TestOpenLLM(t *testing.T) {
 	r, err := Open(Config{})
 	if err != nil || r.LLM != nil || r.Close() != nil {
 		t.Fatalf("rule backend: %v %v", r, err)
+	}
+}
+
+// TestConfigYAML reads the config as the package documentation shows it.
+func TestConfigYAML(t *testing.T) {
+	src := "backend: llm\ntemplates: reference/quco-rag/prompt_templates.json\nformat: chatml\n" +
+		"llm: {base_url: \"http://127.0.0.1:8001/v1\", model: QuCo-extractor-0.5B}\n"
+	var c Config
+	if err := yaml.Unmarshal([]byte(src), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Backend != BackendLLM || c.Format != ChatML || c.LLM.Model != "QuCo-extractor-0.5B" || c.LLM.BaseURL != "http://127.0.0.1:8001/v1" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if err := c.Defaults().Validate(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package ngram
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http/httptest"
@@ -170,5 +171,18 @@ func TestOpenQuCoCache(t *testing.T) {
 	}
 	if _, err := Open(ctx, Config{Index: filepath.Join(t.TempDir(), "none")}); err == nil {
 		t.Fatal("a missing index opened")
+	}
+}
+
+// TestConfigJSON checks that a config survives a run record: JSON out and back, nothing lost.
+func TestConfigJSON(t *testing.T) {
+	in := Config{Backend: BackendLocal, Index: "ix", Mode: "infinigram", TokenWidth: 4, Verify: true, MaxClauseFreq: 1000, Cache: "c.jsonl"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Config
+	if err := json.Unmarshal(b, &out); err != nil || out != in {
+		t.Fatalf("round trip: %+v, %v\n%s", out, err, b)
 	}
 }

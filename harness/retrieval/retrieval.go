@@ -41,3 +41,9 @@ type UnitSpan struct {
 type Retriever interface {
 	Retrieve(ctx context.Context, query string, k int) ([]Hit, error)
 }
+
+// Lookuper returns a unit by id. An index opened over a unit index (harness/retrieval/index.Index)
+// implements it; parent promotion fetches a hit's Unit.Parent through the parent granularity's index.
+type Lookuper interface {
+	Lookup(id string) (Hit, error)
+}

@@ -14,9 +14,12 @@
 // A directory whose meta.json says "ragbench-bm25" opens as BM25 (bm25.FormatName), one that says
 // "ragbench-dense/1" as dense (dense.FormatVersion). When the directory holds a units sidecar
 // (corpus.UnitsFile, written by `ragbench index build --units`), every hit carries its unit's place in
-// its document and its parent unit (retrieval.Hit.Unit). API keys are never part of the config: the
-// dense embedder's key is read from the environment variable EmbedderConfig.APIKeyEnv names, and
-// Elasticsearch credentials from ELASTIC_API_KEY or ELASTIC_USERNAME/ELASTIC_PASSWORD.
+// its document and its parent unit (retrieval.Hit.Unit), and Index.Lookup fetches a unit by id (parent
+// promotion looks a hit's parent up in the parent granularity's index). The sidecar must list the
+// index's documents in their order; Open checks the count, and a hit or lookup whose id disagrees is an
+// error. API keys are never part of the config: the dense embedder's key is read from the environment
+// variable EmbedderConfig.APIKeyEnv names, and Elasticsearch credentials from ELASTIC_API_KEY or
+// ELASTIC_USERNAME/ELASTIC_PASSWORD.
 package index
 
 import (
@@ -188,7 +191,46 @@ type Index struct {
 	// Units maps each unit id of a unit index to its place (nil for an index of whole documents).
 	Units map[string]retrieval.UnitSpan
 
+	ordinal map[string]int // unit id -> document number in the index (the sidecar's line order)
 	closers []io.Closer
+}
+
+// Lookup returns the unit id of a unit index as a hit (Score and Rank zero, Unit set), read from the
+// index's stored text. Parent promotion uses it: open the parent granularity's index (OUT/g8 for the
+// default parent size) and look up a hit's Unit.Parent there. It is an error on an index without a
+// units sidecar, for an id the sidecar does not list, and when the stored document is not that unit
+// (a sidecar that does not belong to the index).
+func (ix *Index) Lookup(id string) (retrieval.Hit, error) {
+	if ix.Units == nil {
+		return retrieval.Hit{}, fmt.Errorf("lookup %q: not a unit index (no %s)", id, corpus.UnitsFile)
+	}
+	sp, ok := ix.Units[id]
+	if !ok {
+		return retrieval.Hit{}, fmt.Errorf("lookup %q: no such unit in %s", id, corpus.UnitsFile)
+	}
+	i := ix.ordinal[id]
+	var h retrieval.Hit
+	switch {
+	case ix.BM25 != nil:
+		docID, title, text, err := ix.BM25.Doc(i)
+		if err != nil {
+			return retrieval.Hit{}, fmt.Errorf("lookup %q: %w", id, err)
+		}
+		h = retrieval.Hit{ID: docID, Title: title, Text: text}
+	case ix.Dense != nil:
+		d, err := ix.Dense.Doc(i)
+		if err != nil {
+			return retrieval.Hit{}, fmt.Errorf("lookup %q: %w", id, err)
+		}
+		h = retrieval.Hit{ID: d.ID, Title: d.Title, Text: d.Text}
+	default:
+		return retrieval.Hit{}, fmt.Errorf("lookup %q: a %s index cannot look units up", id, ix.Kind)
+	}
+	if h.ID != id {
+		return retrieval.Hit{}, fmt.Errorf("lookup %q: document %d of the index is %q (the %s does not belong to this index)", id, i, h.ID, corpus.UnitsFile)
+	}
+	h.Unit = &sp
+	return h, nil
 }
 
 // Close releases the index and the query embedder.
@@ -264,17 +306,23 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	if cfg.Dir != "" {
 		p := filepath.Join(cfg.Dir, corpus.UnitsFile)
 		if _, err := os.Stat(p); err == nil {
-			units, err := LoadUnits(p)
+			units, ordinal, err := loadUnits(p)
 			if err != nil {
 				ix.Close()
 				return nil, fmt.Errorf("open unit index %s: %w", cfg.Dir, err)
 			}
-			ix.Units = units
+			if n := indexLen(ix); n >= 0 && n != len(units) {
+				ix.Close()
+				return nil, fmt.Errorf("open unit index %s: %s lists %d units, the index holds %d documents", cfg.Dir, corpus.UnitsFile, len(units), n)
+			}
+			ix.Units, ix.ordinal = units, ordinal
 			ix.Retriever = unitRetriever{inner: ix.Retriever, units: units, dir: cfg.Dir}
 		}
 	}
 	return ix, nil
 }
+
+var _ retrieval.Lookuper = (*Index)(nil)
 
 type closerFunc func() error
 
@@ -283,18 +331,38 @@ func (f closerFunc) Close() error { return f() }
 // LoadUnits reads a units sidecar into a map from unit id to its place. A unit id listed twice is an
 // error.
 func LoadUnits(path string) (map[string]retrieval.UnitSpan, error) {
+	m, _, err := loadUnits(path)
+	return m, err
+}
+
+// loadUnits is LoadUnits that also returns each unit's line number (from 0), which is its document
+// number in the index built beside the sidecar.
+func loadUnits(path string) (map[string]retrieval.UnitSpan, map[string]int, error) {
 	m := map[string]retrieval.UnitSpan{}
+	ord := map[string]int{}
 	err := corpus.ReadUnitsFile(path, func(u corpus.Unit) error {
 		if _, dup := m[u.ID]; dup {
 			return fmt.Errorf("unit %q listed twice", u.ID)
 		}
+		ord[u.ID] = len(m)
 		m[u.ID] = retrieval.UnitSpan{DocID: u.DocID, Size: u.Size, Start: u.Start, End: u.End, Parent: u.Parent}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, nil
+	return m, ord, nil
+}
+
+// indexLen is the number of documents of a directory index, -1 for elastic.
+func indexLen(ix *Index) int {
+	switch {
+	case ix.BM25 != nil:
+		return ix.BM25.Len()
+	case ix.Dense != nil:
+		return ix.Dense.Len()
+	}
+	return -1
 }
 
 // unitRetriever adds each hit's unit span.

@@ -23,6 +23,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"gopkg.in/yaml.v3"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -134,6 +135,9 @@ func TestOpenBM25(t *testing.T) {
 		t.Fatalf("kind %q, bm25 %v, units %v", ix.Kind, ix.BM25, ix.Units)
 	}
 	sameHits(t, ix, ref)
+	if _, err := ix.Lookup("1"); err == nil || !strings.Contains(err.Error(), "not a unit index") {
+		t.Fatalf("lookup on a document index: %v", err)
+	}
 
 	// Overridden parameters score as SetParams does.
 	p := ref.Params()
@@ -259,9 +263,10 @@ func TestOpenDenseOpenAIEmbedder(t *testing.T) {
 	}
 }
 
-func TestOpenUnitIndex(t *testing.T) {
-	docs := passages(t, 300)
-	dir := filepath.Join(t.TempDir(), "g2")
+// buildUnits builds a BM25 unit index of size g (parents of size 4) in dir with its sidecar, as
+// `ragbench index build --units` does, and returns the units written.
+func buildUnits(t *testing.T, docs []corpus.Document, g int, dir string) map[string]corpus.Unit {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -269,13 +274,13 @@ func TestOpenUnitIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer side.Close()
 	bw := bufio.NewWriter(side)
 	enc := json.NewEncoder(bw)
-	want := map[string]retrieval.UnitSpan{}
+	out := map[string]corpus.Unit{}
 	var unitDocs []corpus.Document
-	parents := 0
 	for _, d := range docs {
-		units, err := corpus.Units(corpus.PoolDoc{Document: d}, corpus.UnitOptions{Sizes: []int{2}, ParentSize: 4})
+		units, err := corpus.Units(corpus.PoolDoc{Document: d}, corpus.UnitOptions{Sizes: []int{g}, ParentSize: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,22 +289,40 @@ func TestOpenUnitIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			unitDocs = append(unitDocs, u.Document())
-			want[u.ID] = retrieval.UnitSpan{DocID: d.ID, Size: 2, Start: u.Start, End: u.End, Parent: u.Parent}
-			if u.Parent != "" {
-				parents++
-			}
+			out[u.ID] = u
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	side.Close()
-	if parents == 0 {
-		t.Fatal("no unit has a parent: the test proves nothing")
-	}
 	if _, err := bm25.Build(context.Background(), corpus.NewSliceReader(unitDocs), dir, bm25.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func TestOpenUnitIndex(t *testing.T) {
+	docs := passages(t, 300)
+	root := t.TempDir()
+	dir := filepath.Join(root, "g2")
+	units := buildUnits(t, docs, 2, dir)
+	parentUnits := buildUnits(t, docs, 4, filepath.Join(root, "g4"))
+	want := map[string]retrieval.UnitSpan{}
+	parents := 0
+	for id, u := range units {
+		want[id] = retrieval.UnitSpan{DocID: u.DocID, Size: 2, Start: u.Start, End: u.End, Parent: u.Parent}
+		if u.Parent != "" {
+			parents++
+		}
+	}
+	if parents == 0 {
+		t.Fatal("no unit has a parent: the test proves nothing")
+	}
+	parentIx, err := Open(context.Background(), Config{Dir: filepath.Join(root, "g4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parentIx.Close()
 	ix, err := Open(context.Background(), Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +331,7 @@ func TestOpenUnitIndex(t *testing.T) {
 	if len(ix.Units) != len(want) {
 		t.Fatalf("%d units loaded, %d written", len(ix.Units), len(want))
 	}
-	seen := 0
+	seen, promoted := 0, 0
 	for _, q := range queries {
 		hits, err := ix.Retrieve(context.Background(), q, 10)
 		if err != nil {
@@ -322,13 +345,43 @@ func TestOpenUnitIndex(t *testing.T) {
 				t.Fatalf("hit %s has doc id %q", h.ID, h.Unit.DocID)
 			}
 			seen++
+			if h.Unit.Parent == "" {
+				continue
+			}
+			// Parent promotion: the parent, looked up in the parent granularity's index, is the
+			// 4-sentence window of the same document that contains the hit.
+			p, err := parentIx.Lookup(h.Unit.Parent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pu := parentUnits[h.Unit.Parent]
+			if p.ID != pu.ID || p.Text != pu.Text || p.Unit.DocID != h.Unit.DocID || p.Unit.Start > h.Unit.Start || p.Unit.End < h.Unit.End || !strings.Contains(p.Text, h.Text) {
+				t.Fatalf("parent of %s (%q): got %s %+v %q", h.ID, h.Text, p.ID, p.Unit, p.Text)
+			}
+			promoted++
 		}
 	}
-	if seen == 0 {
-		t.Fatal("no hits")
+	if seen == 0 || promoted == 0 {
+		t.Fatalf("%d hits, %d with a parent", seen, promoted)
 	}
-	// A sidecar that does not belong to the index is an error at query time, naming the unit.
-	if err := os.WriteFile(filepath.Join(dir, corpus.UnitsFile), []byte(`{"id":"other#g2:0-2","doc_id":"other","size":2,"start":0,"end":2}`+"\n"), 0o644); err != nil {
+	if _, err := parentIx.Lookup("nosuch#g4:0-4"); err == nil || !strings.Contains(err.Error(), "no such unit") {
+		t.Fatalf("unknown unit: %v", err)
+	}
+	side := filepath.Join(dir, corpus.UnitsFile)
+	orig, err := os.ReadFile(side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sidecar with another number of units than the index is an error on Open.
+	if err := os.WriteFile(side, []byte(`{"id":"other#g2:0-2","doc_id":"other","size":2,"start":0,"end":2}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), Config{Dir: dir}); err == nil || !strings.Contains(err.Error(), "lists 1 units") {
+		t.Fatalf("short sidecar: %v", err)
+	}
+	// One with the right count but other ids is an error at query and lookup time, naming the unit.
+	renamed := strings.ReplaceAll(string(orig), `{"id":"`, `{"id":"x`)
+	if err := os.WriteFile(side, []byte(renamed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad, err := Open(context.Background(), Config{Dir: dir})
@@ -338,6 +391,15 @@ func TestOpenUnitIndex(t *testing.T) {
 	defer bad.Close()
 	if _, err := bad.Retrieve(context.Background(), queries[1], 3); err == nil || !strings.Contains(err.Error(), "is not in its units.jsonl") {
 		t.Fatalf("mismatched sidecar: %v", err)
+	}
+	for id := range bad.Units {
+		if _, err := bad.Lookup(id); err == nil || !strings.Contains(err.Error(), "does not belong") {
+			t.Fatalf("lookup through a mismatched sidecar: %v", err)
+		}
+		break
+	}
+	if _, err := parentIx.Lookup(""); err == nil {
+		t.Fatal("empty id looked up")
 	}
 	// A broken sidecar fails Open with the file and line.
 	os.WriteFile(filepath.Join(dir, corpus.UnitsFile), []byte(`{"id":"a#g2:0-2","doc_id":"a","size":2,"start":0,"end":2}`+"\n"+`{"id":"b","doc_id":"b","size":2,"start":3,"end":1}`+"\n"), 0o644)
@@ -390,5 +452,46 @@ func TestHitJSONUnchanged(t *testing.T) {
 	b, _ = json.Marshal(retrieval.Hit{ID: "d#g2:0-2", Text: "x", Rank: 1, Unit: &retrieval.UnitSpan{DocID: "d", Size: 2, End: 2, Parent: "d#g8:0-8"}})
 	if string(b) != `{"id":"d#g2:0-2","text":"x","score":0,"rank":1,"unit":{"doc_id":"d","size":2,"start":0,"end":2,"parent":"d#g8:0-8"}}` {
 		t.Fatalf("unit hit JSON: %s", b)
+	}
+}
+
+// TestConfigJSON checks that a config survives a run record: JSON out and back, nothing lost.
+func TestConfigJSON(t *testing.T) {
+	in := Config{Dir: "ix", BM25: BM25Config{K1: f64(1.2), ExactLength: true},
+		Embedder: EmbedderConfig{Model: "e5", BaseURL: "http://127.0.0.1:8080/v1", APIKeyEnv: "MY_KEY", Preset: "e5"},
+		Elastic:  elastic.Config{URL: "http://127.0.0.1:9200", Index: "wiki"}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Config
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip: %+v\n%s", out, b)
+	}
+	if strings.Contains(string(b), "api_key\"") {
+		t.Fatalf("a key field in %s", b)
+	}
+}
+
+// TestConfigYAML reads the config as docs/retrieval.md shows it.
+func TestConfigYAML(t *testing.T) {
+	src := "dir: indexes/hotpotqa/g4\nbm25: {k1: 0.9, b: 0.4, exact_length: false}\n" +
+		"embedder:\n  model: intfloat/e5-base-v2\n  base_url: http://127.0.0.1:8080/v1\n  preset: e5\n  api_key_env: OPENAI_API_KEY\n"
+	var c Config
+	if err := yaml.Unmarshal([]byte(src), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Dir != "indexes/hotpotqa/g4" || c.BM25.K1 == nil || *c.BM25.K1 != 0.9 || *c.BM25.B != 0.4 || c.Embedder.Preset != "e5" || c.Embedder.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if err := c.Defaults().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var e Config
+	if err := yaml.Unmarshal([]byte("kind: elastic\nelastic: {url: \"http://127.0.0.1:9200\", index: wiki}\n"), &e); err != nil || e.Elastic.Index != "wiki" || e.Defaults().Validate() != nil {
+		t.Fatalf("elastic: %+v %v", e, err)
 	}
 }
