@@ -11,51 +11,39 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/ragbench/ragbench/internal/lockfile"
 )
 
 var errLocked = errors.New("locked by another process")
 
-// dirLock is a run directory's lock: the file .lock holds the holder's description, and an exclusive
-// flock on it keeps a second process from writing the same run.
-type dirLock struct{ f *os.File }
+// dirLock is a run directory's lock (internal/lockfile on DIR/run.lock): a second process writing the
+// same run is refused with the holder's description.
+type dirLock struct{ l *lockfile.Lock }
 
 // lockDir takes the lock of dir (created) or returns an error naming the holder.
 func lockDir(dir string) (*dirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, ".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := lockfile.Acquire(filepath.Join(dir, "run"))
 	if err != nil {
+		var he *lockfile.HeldError
+		if errors.As(err, &he) {
+			return nil, fmt.Errorf("run directory %s is in use by %s; wait for it to finish or stop it", dir, strings.TrimSpace(he.Holder))
+		}
 		return nil, err
 	}
-	if err := flock(f); err != nil {
-		holder, _ := io.ReadAll(io.LimitReader(f, 512))
-		f.Close()
-		if errors.Is(err, errLocked) {
-			h := strings.TrimSpace(string(holder))
-			if h == "" {
-				h = "another process"
-			}
-			return nil, fmt.Errorf("run directory %s is in use by %s; wait for it to finish or stop it", dir, h)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	host, _ := os.Hostname()
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "ragbench pid %d on %s since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	}
-	return &dirLock{f: f}, nil
+	return &dirLock{l: l}, nil
 }
 
 // unlock releases the lock.
 func (l *dirLock) unlock() error {
-	if l == nil || l.f == nil {
+	if l == nil || l.l == nil {
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
+	err := l.l.Release()
+	l.l = nil
 	return err
 }
 

@@ -171,7 +171,7 @@ func TestSecondWriterRefused(t *testing.T) {
 	}
 	defer l.unlock()
 	_, err = lockDir(dir)
-	if err == nil || !strings.Contains(err.Error(), "in use by ragbench pid") {
+	if err == nil || !strings.Contains(err.Error(), "is in use by pid") {
 		t.Fatalf("second lock: %v, want a refusal naming the holder", err)
 	}
 	a, err := openAppend(filepath.Join(dir, "x.jsonl"))
