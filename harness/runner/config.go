@@ -38,6 +38,9 @@ type Config struct {
 	Methods []MethodConfig `yaml:"methods"`
 	// LLM is the generator (backend, model, endpoint, max tokens, concurrency, cache).
 	LLM llm.Config `yaml:"llm"`
+	// Models, when set, sweeps the generator's model: every cell runs with each model (llm's other
+	// settings shared), and cell names get "@MODEL" (the model name's last path element).
+	Models []string `yaml:"models,omitempty"`
 	// Corpora are named retrieval corpora that datasets refer to.
 	Corpora map[string]CorpusConfig `yaml:"corpora,omitempty"`
 	// Retrieval says how each dataset's corpus is searched.
@@ -177,6 +180,9 @@ func (c Config) Defaults() Config {
 	if c.LLM.Backend == "" {
 		c.LLM.Backend = "offline"
 	}
+	if c.LLM.Model == "" && len(c.Models) > 0 {
+		c.LLM.Model = c.Models[0]
+	}
 	return c
 }
 
@@ -292,6 +298,11 @@ func (c Config) Validate() error {
 	}
 	if err := llmc.Validate(); err != nil {
 		bad("llm", "%v", err)
+	}
+	for i, m := range c.Models {
+		if m == "" {
+			bad(fmt.Sprintf("models[%d]", i), "empty")
+		}
 	}
 	if c.Prices.Prompt < 0 || c.Prices.Completion < 0 {
 		bad("prices", "prices must not be negative")

@@ -66,6 +66,9 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 		fmt.Fprintf(&b, "expects: %s\n", c.Expect)
 	}
 	fmt.Fprintf(&b, "generator: %s\n", GeneratorName(c.LLM))
+	if len(c.Models) > 0 {
+		fmt.Fprintf(&b, "models (each cell runs with each): %s\n", strings.Join(c.Models, ", "))
+	}
 	fmt.Fprintf(&b, "datasets:\n")
 	for _, d := range plan.Datasets {
 		corpus := d.Config.Corpus
@@ -183,15 +186,14 @@ func runPilot(ctx context.Context, c Config, plan *Plan, res *Resources, needs [
 		return nil, 0, err
 	}
 	defer comp.Close()
-	before := comp.Client.Ledger().Totals().Calls
+	before := comp.Calls()
 	out := map[string]*pilotStat{}
 	for _, d := range plan.Datasets {
 		exs := d.Examples[:min(n, len(d.Examples))]
 		for _, ex := range exs {
 			m := newMemo()
-			base := m.wrap(comp.Envs[d.Name])
 			for _, cell := range plan.cellsFor(d) {
-				env, meter := methods.Instrument(base)
+				env, meter := methods.Instrument(m.wrap(comp.Env(d.Name, cell.Model), cell.Model))
 				if _, err := answerSafe(ctx, cell.Impl, env, ex); err != nil && ctx.Err() != nil {
 					return nil, 0, ctx.Err()
 				}
@@ -208,7 +210,7 @@ func runPilot(ctx context.Context, c Config, plan *Plan, res *Resources, needs [
 			}
 		}
 	}
-	return out, comp.Client.Ledger().Totals().Calls - before, nil
+	return out, comp.Calls() - before, nil
 }
 
 // Estimates returns each cell's expected generator work over the plan's questions.

@@ -62,11 +62,12 @@ func (m *memo) do(key string, f func() (any, error)) (any, bool, error) {
 	return e.val, false, e.err
 }
 
-// wrap returns env with every component answering through the memo.
-func (m *memo) wrap(env methods.Env) methods.Env {
+// wrap returns env with every component answering through the memo; model names the generator in
+// the memo's keys (cells with different models share nothing of the generator's).
+func (m *memo) wrap(env methods.Env, model string) methods.Env {
 	out := env
 	if env.Generator != nil {
-		out.Generator = memoGenerator{m: m, inner: env.Generator}
+		out.Generator = memoGenerator{m: m, model: model, inner: env.Generator}
 	}
 	if env.Retriever != nil {
 		out.Retriever = memoRetriever{m: m, name: "", inner: env.Retriever}
@@ -88,6 +89,7 @@ func (m *memo) wrap(env methods.Env) methods.Env {
 
 type memoGenerator struct {
 	m     *memo
+	model string
 	inner llm.Generator
 }
 
@@ -96,7 +98,7 @@ func (g memoGenerator) Generate(ctx context.Context, req llm.Request) (llm.Respo
 	if err != nil {
 		return g.inner.Generate(ctx, req)
 	}
-	v, hit, err := g.m.do("llm\x00"+string(b), func() (any, error) { return g.inner.Generate(ctx, req) })
+	v, hit, err := g.m.do("llm\x00"+g.model+"\x00"+string(b), func() (any, error) { return g.inner.Generate(ctx, req) })
 	if err != nil {
 		return llm.Response{}, err
 	}

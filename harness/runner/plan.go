@@ -22,6 +22,8 @@ type Cell struct {
 	Settings map[string]any
 	// Datasets restricts the cell to these datasets (empty: all).
 	Datasets []string
+	// Model is the generator model of the cell when the config sweeps models ("": llm.model).
+	Model string
 	// Impl is the built method.
 	Impl methods.Method
 }
@@ -111,7 +113,13 @@ func Expand(c Config) ([]*Cell, error) {
 			if err != nil {
 				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
 			}
-			out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl})
+			if len(c.Models) == 0 {
+				out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl})
+				continue
+			}
+			for _, model := range c.Models {
+				out = append(out, &Cell{Name: name + "@" + modelLabel(model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: model})
+			}
 		}
 	}
 	return out, nil
@@ -240,4 +248,12 @@ func overlap(a, b []string) bool {
 		}
 	}
 	return false
+}
+
+// modelLabel is the part of a model name used in cell names: its last path element, file-system safe.
+func modelLabel(model string) string {
+	if i := strings.LastIndex(model, "/"); i >= 0 && i < len(model)-1 {
+		model = model[i+1:]
+	}
+	return valueName(model)
 }

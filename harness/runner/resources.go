@@ -306,10 +306,33 @@ func contains(list []string, s string) bool {
 // Components are a run's opened components: the generator and, per dataset, the Env its methods
 // get. Close releases them.
 type Components struct {
-	Client *llm.Client
-	// Envs maps a dataset's name to its Env.
+	// Clients are the generators by model ("" for llm.model when the config sweeps no models).
+	Clients map[string]*llm.Client
+	// Envs maps a dataset's name to its Env (with the default generator; see Env).
 	Envs    map[string]methods.Env
 	closers []io.Closer
+	llmCfg  llm.Config
+}
+
+// Env returns the Env of dataset for a cell's model.
+func (c *Components) Env(dataset, model string) methods.Env {
+	env := c.Envs[dataset]
+	if cl, ok := c.Clients[model]; ok && model != "" {
+		env.Generator = cl
+		mc := c.llmCfg
+		mc.Model = model
+		env.GeneratorName = GeneratorName(mc)
+	}
+	return env
+}
+
+// Calls returns the generator requests made so far by every client (cache hits included).
+func (c *Components) Calls() int64 {
+	var n int64
+	for _, cl := range c.Clients {
+		n += cl.Ledger().Totals().Calls
+	}
+	return n
 }
 
 // Close closes every opened component.
@@ -330,7 +353,7 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 			return nil, err
 		}
 	}
-	comp := &Components{Envs: map[string]methods.Env{}}
+	comp := &Components{Envs: map[string]methods.Env{}, Clients: map[string]*llm.Client{}, llmCfg: r.cfg.LLM}
 	ok := false
 	defer func() {
 		if !ok {
@@ -341,8 +364,18 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	if err != nil {
 		return nil, fmt.Errorf("llm: %w", err)
 	}
-	comp.Client = client
+	comp.Clients[""] = client
 	comp.closers = append(comp.closers, client)
+	for _, m := range r.cfg.Models {
+		mc := r.cfg.LLM
+		mc.Model = m
+		cl, err := llm.New(mc)
+		if err != nil {
+			return nil, fmt.Errorf("llm model %s: %w", m, err)
+		}
+		comp.Clients[m] = cl
+		comp.closers = append(comp.closers, cl)
+	}
 	base := methods.Env{Generator: client, GeneratorName: GeneratorName(r.cfg.LLM)}
 	if dir := PromptsDir(r.cfg.Prompts); dir != "" {
 		set, err := prompts.Load(dir)

@@ -383,7 +383,6 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 				d := r.plan.Datasets[it.d]
 				ex := d.Examples[it.e]
 				m := newMemo()
-				env := m.wrap(r.comp.Envs[d.Name])
 				for _, cr := range cells[it.d] {
 					if cr.done[ex.ID] {
 						continue
@@ -391,6 +390,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 					if ctx.Err() != nil {
 						return
 					}
+					env := m.wrap(r.comp.Env(d.Name, cr.c.Model), cr.c.Model)
 					failed, err := r.answer(ctx, env, cr, ex)
 					if err != nil {
 						fail(err)

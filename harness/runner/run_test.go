@@ -237,3 +237,37 @@ func TestCancelConsistent(t *testing.T) {
 	}
 	sameFiles(t, runFiles(t, ref, false), runFiles(t, dir, false), "cancelled and rerun")
 }
+
+// TestModelSweep: models cross every cell; each model is asked each distinct prompt once, and the
+// cells' records name their model.
+func TestModelSweep(t *testing.T) {
+	needData(t)
+	srv := llmtest.New(t, llmtest.VLLM)
+	c := testConfig(t, 6, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: unused\n")
+	c.Models = []string{"org/model-a", "model-b"}
+	dir := t.TempDir()
+	res, err := Execute(context.Background(), c, Options{Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, r := range res.Rows {
+		cells = append(cells, r.Cell)
+	}
+	if got := strings.Join(cells, " "); got != "rt-echo[tau=1]@model-a rt-echo[tau=1]@model-b rt-echo[tau=5]@model-a rt-echo[tau=5]@model-b" {
+		t.Fatalf("cells %s", got)
+	}
+	asked := map[string]int{}
+	for _, r := range srv.Requests() {
+		var body struct{ Model, Prompt string }
+		json.Unmarshal(r.Body, &body)
+		asked[body.Model]++
+	}
+	if asked["org/model-a"] != 6 || asked["model-b"] != 6 || len(asked) != 2 {
+		t.Errorf("requests per model %v, want 6 each (one per question; the tau cells share them)", asked)
+	}
+	recs := readRecords(t, filepath.Join(dir, "2wikimultihopqa", "rt-echo[tau=5]@model-b.jsonl"))
+	if len(recs) != 6 || !strings.HasPrefix(recs[0].Generator, "model-b at ") {
+		t.Errorf("records %d, generator %q: want 6 naming model-b", len(recs), recs[0].Generator)
+	}
+}
