@@ -187,7 +187,7 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row.Dataset, row.Cell = r.Dataset, r.Cell
+		row.Dataset, row.Cell, row.Questions = r.Dataset, r.Cell, row.N+row.Errors
 		rows = append(rows, row)
 	}
 	return rows, WriteSummary(out, rows)

@@ -552,6 +552,35 @@ type Provenance struct {
 	Indexes  []IndexNeed       `yaml:"indexes,omitempty" json:"indexes,omitempty"`
 }
 
+// prebuilt identifies the prebuilt indexes a config names (retrieval.dir, ngram.index) by the SHA-256
+// of their metadata file, which holds the size and checksum of every index file.
+func (r *Resources) prebuilt() ([]IndexNeed, error) {
+	var out []IndexNeed
+	add := func(kind, dir, meta string) error {
+		h, err := r.FileHash(filepath.Join(dir, meta))
+		if err != nil {
+			return fmt.Errorf("%s index %s: %w", kind, dir, err)
+		}
+		out = append(out, IndexNeed{Kind: kind, Corpus: "(prebuilt)", Key: h, Dir: dir})
+		return nil
+	}
+	if r.cfg.Retrieval.Backend == "bm25" && r.cfg.Retrieval.Dir != "" {
+		if err := add("bm25", r.cfg.Retrieval.Dir, "meta.json"); err != nil {
+			return nil, err
+		}
+	}
+	if !r.cfg.Ngram.Build && r.cfg.Ngram.Index != "" {
+		meta := "manifest.json"
+		if _, err := os.Stat(filepath.Join(r.cfg.Ngram.Index, meta)); err != nil {
+			return out, nil // an Infini-gram index without a manifest: named by its path only
+		}
+		if err := add("ngram", r.cfg.Ngram.Index, meta); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // datasetChecksums returns "dataset/file" → sha256 for the plan's dataset files.
 func (r *Resources) datasetChecksums(p *Plan) (map[string]string, error) {
 	out := map[string]string{}

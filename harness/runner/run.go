@@ -154,6 +154,11 @@ func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*Index
 	for _, n := range needs {
 		prov.Indexes = append(prov.Indexes, *n)
 	}
+	pre, err := res.prebuilt()
+	if err != nil {
+		return err
+	}
+	prov.Indexes = append(prov.Indexes, pre...)
 	path := filepath.Join(dir, "config.yaml")
 	if old, err := os.ReadFile(path); err == nil {
 		var oc Config

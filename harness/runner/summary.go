@@ -12,9 +12,11 @@ import (
 type Row struct {
 	Dataset string `json:"dataset"`
 	Cell    string `json:"cell"`
-	// N counts the scored questions; Errors the failed ones (not scored).
-	N      int `json:"n"`
-	Errors int `json:"errors"`
+	// Questions is the number of questions planned; N counts the scored ones; Errors the failed ones
+	// (not scored). Questions - N - Errors were not answered yet.
+	Questions int `json:"questions"`
+	N         int `json:"n"`
+	Errors    int `json:"errors"`
 	// EM, F1 and Acc are means over the scored questions, in percent. Acc is sub-EM, or, on a
 	// classification dataset (PubMedQA), label accuracy.
 	EM  float64 `json:"em"`
@@ -47,7 +49,7 @@ func Summarize(dir string, p *Plan) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			row.Dataset, row.Cell = d.Name, c.Name
+			row.Dataset, row.Cell, row.Questions = d.Name, c.Name, len(d.Examples)
 			rows = append(rows, row)
 		}
 	}
