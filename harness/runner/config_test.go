@@ -114,3 +114,34 @@ func TestParseShard(t *testing.T) {
 	}
 	_ = os.Getenv
 }
+
+// TestQuickstartStable: the quickstart config with the real methods (15 questions per dataset) gives
+// byte-identical records and summary in two runs, with no failed question.
+func TestQuickstartStable(t *testing.T) {
+	needData(t)
+	if testing.Short() {
+		t.Skip("builds the quickstart's indexes")
+	}
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(filepath.Join(root, "configs", "quickstart.yaml"), []string{"index_cache=" + indexCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Datasets {
+		c.Datasets[i].Limit = 15
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		res, err := Execute(context.Background(), c, Options{Out: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Errors != 0 || res.Done != 150 {
+			t.Fatalf("answered %d with %d errors, want 150 without error", res.Done, res.Errors)
+		}
+	}
+	sameFiles(t, runFiles(t, a, false), runFiles(t, b, false), "second quickstart run")
+}
