@@ -16,6 +16,7 @@ import (
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
 )
 
 // DefaultConcurrency is the default number of questions in flight: enough to keep an LLM server's
@@ -113,10 +114,12 @@ type CorpusConfig struct {
 
 // RetrievalConfig says how each dataset's corpus is searched.
 type RetrievalConfig struct {
-	// Backend is bm25 (a BM25 index built on demand over the dataset's corpus, or Dir), or elastic.
+	// Backend is bm25 (a BM25 index built on demand over each dataset's corpus), index (the prebuilt
+	// index Index describes, for every dataset), or elastic (Elastic, for every dataset).
 	Backend string `yaml:"backend,omitempty"`
-	// Dir is a prebuilt BM25 index directory, used for every dataset instead of building one.
-	Dir string `yaml:"dir,omitempty"`
+	// Index is a prebuilt retriever (backend index): a BM25 or dense index directory, or an
+	// Elasticsearch endpoint (see harness/retrieval/index).
+	Index index.Config `yaml:"index,omitempty"`
 	// K1 and B are the BM25 parameters of built indexes (defaults 0.9 and 0.4).
 	K1 float64 `yaml:"k1,omitempty"`
 	B  float64 `yaml:"b,omitempty"`
@@ -260,8 +263,12 @@ func (c Config) Validate() error {
 			bad("retrieval.k1", "want k1 >= 0 and 0 <= b <= 1")
 		}
 	case "elastic":
+	case "index":
+		if err := c.Retrieval.Index.Defaults().Validate(); err != nil {
+			bad("retrieval.index", "%v", err)
+		}
 	default:
-		bad("retrieval.backend", "%q: want bm25 or elastic", c.Retrieval.Backend)
+		bad("retrieval.backend", "%q: want bm25, index or elastic", c.Retrieval.Backend)
 	}
 	for i, e := range c.Retrieval.Units.Experts {
 		if e != "bm25" && e != "dense" {

@@ -22,7 +22,7 @@ import (
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
-	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
@@ -171,7 +171,7 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.cfg.Retrieval.Backend == "bm25" && r.cfg.Retrieval.Dir == "" {
+		if r.cfg.Retrieval.Backend == "bm25" {
 			if err := add("bm25", src, map[string]any{"k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
 				return nil, err
 			}
@@ -412,16 +412,14 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	}
 	var sharedRet retrieval.Retriever
 	switch {
-	case r.cfg.Retrieval.Backend == "elastic":
-		cl, err := elastic.New(r.cfg.Retrieval.Elastic)
-		if err != nil {
-			return nil, fmt.Errorf("retrieval.elastic: %w", err)
+	case r.cfg.Retrieval.Backend == "elastic" || r.cfg.Retrieval.Backend == "index":
+		ic := r.cfg.Retrieval.Index
+		if r.cfg.Retrieval.Backend == "elastic" {
+			ic = index.Config{Kind: index.KindElastic, Elastic: r.cfg.Retrieval.Elastic}
 		}
-		sharedRet = cl
-	case r.cfg.Retrieval.Dir != "":
-		ix, err := bm25.Open(r.cfg.Retrieval.Dir)
+		ix, err := index.Open(ctx, ic)
 		if err != nil {
-			return nil, fmt.Errorf("retrieval.dir: %w", err)
+			return nil, fmt.Errorf("retrieval.%s: %w", r.cfg.Retrieval.Backend, err)
 		}
 		comp.closers = append(comp.closers, ix)
 		sharedRet = ix
@@ -564,8 +562,8 @@ func (r *Resources) prebuilt() ([]IndexNeed, error) {
 		out = append(out, IndexNeed{Kind: kind, Corpus: "(prebuilt)", Key: h, Dir: dir})
 		return nil
 	}
-	if r.cfg.Retrieval.Backend == "bm25" && r.cfg.Retrieval.Dir != "" {
-		if err := add("bm25", r.cfg.Retrieval.Dir, "meta.json"); err != nil {
+	if r.cfg.Retrieval.Backend == "index" && r.cfg.Retrieval.Index.Dir != "" {
+		if err := add("prebuilt", r.cfg.Retrieval.Index.Dir, "meta.json"); err != nil {
 			return nil, err
 		}
 	}

@@ -271,3 +271,36 @@ func TestModelSweep(t *testing.T) {
 		t.Errorf("records %d, generator %q: want 6 naming model-b", len(recs), recs[0].Generator)
 	}
 }
+
+// TestPrebuiltIndex: retrieval from a prebuilt index directory (backend index) answers as the index
+// built on demand does, and the provenance names it by its metadata's checksum.
+func TestPrebuiltIndex(t *testing.T) {
+	needData(t)
+	method := "    settings:\n      retrieve: true"
+	c := testConfig(t, 10, method, "")
+	a := t.TempDir()
+	if _, err := Execute(context.Background(), c, Options{Out: a}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := NewResources(c, nil)
+	plan, _ := NewPlan(context.Background(), c)
+	needs, err := res.Needs(plan)
+	if err != nil || len(needs) != 1 || needs[0].Kind != "bm25" {
+		t.Fatalf("needs %v %v: want the one BM25 index", needs, err)
+	}
+	p := c
+	p.Retrieval.Backend = "index"
+	p.Retrieval.Index.Dir = needs[0].Dir
+	b := t.TempDir()
+	if _, err := Execute(context.Background(), p, Options{Out: b}); err != nil {
+		t.Fatal(err)
+	}
+	want, got := runFiles(t, a, false), runFiles(t, b, false)
+	cfg := string(got["config.yaml"])
+	delete(want, "config.yaml")
+	delete(got, "config.yaml")
+	sameFiles(t, want, got, "prebuilt index")
+	if !strings.Contains(cfg, "kind: prebuilt") || !strings.Contains(cfg, "dir: "+needs[0].Dir) {
+		t.Errorf("config.yaml does not name the prebuilt index:\n%s", cfg)
+	}
+}
