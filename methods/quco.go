@@ -89,6 +89,9 @@ type QuCoConfig struct {
 	MaxQueries int `json:"max_queries"`
 	// TopK is the number of passages per retrieval (retrieve_topk, 3).
 	TopK int `json:"top_k"`
+	// Shots is the number of exemplars in every prompt (fewshot; -1: the authors' count for the
+	// dataset, 6 for 2WikiMultihopQA and 8 for HotpotQA). The answer-completion prompt uses the same.
+	Shots int `json:"fewshot"`
 	// PromptKey names the template of prompt_templates.json (prompt_template_key; new_prompt_v1).
 	PromptKey string `json:"prompt_key"`
 	// MaxLength is the token budget of each generation and of the whole text (generate_max_length,
@@ -120,6 +123,7 @@ func DefaultQuCoConfig() QuCoConfig {
 		QueryFormulation: QueryHeadRelation,
 		MaxQueries:       -1,
 		TopK:             3,
+		Shots:            -1,
 		PromptKey:        "new_prompt_v1",
 		MaxLength:        128,
 		Braces:           BracesDoubled,
@@ -171,6 +175,9 @@ func (c QuCoConfig) Validate() error {
 	if c.TopK <= 0 {
 		return fmt.Errorf("setting top_k: %d, want > 0", c.TopK)
 	}
+	if c.Shots < -1 {
+		return fmt.Errorf("setting fewshot: %d, want >= 0 or -1 for the authors' count", c.Shots)
+	}
 	if c.MaxLength <= 0 {
 		return fmt.Errorf("setting generate_max_length: %d, want > 0", c.MaxLength)
 	}
@@ -192,7 +199,8 @@ func (c QuCoConfig) Validate() error {
 //     failed under on_component_error=skip), the aggregated count, the threshold and the decision
 //     ("retrieve" or "no-retrieval").
 //   - "retrieve": one retrieval call: its query, the passage ids, and why (stage 1, or the tuple).
-//   - "generate": one generator call ("fresh" or "regenerate"; Text is the raw output).
+//   - "generate": one generator call ("fresh" or "regenerate"; Text is the raw output, IDs the
+//     passages in its prompt after de-duplication).
 //   - "filter": an assistant-style sentence dropped from a generation.
 //   - "recheck": leftover text of a regeneration checked without a new call.
 //   - "sentence": one checked sentence: "drop" (negation; it and the rest are dropped), "accept"
@@ -202,6 +210,10 @@ func (c QuCoConfig) Validate() error {
 //     a letter and contains "the answer is") and the leftover for the next round.
 //   - "stop": why generation ended ("length", "no growth", "the answer is", "Question:").
 //   - "answer": the answer step (Finish): the final text, with or without the completion call.
+//
+// Signals: "entity_freq" is the aggregated stage-1 entity count (absent when no entity was counted);
+// "retrieved" is 1 when any retrieval was made; "regenerations" counts stage-2 regenerations (the
+// authors' "hallucinated" counter); "sentences" counts the sentences of the raw generations.
 type QuCo struct {
 	cfg QuCoConfig
 }
@@ -260,14 +272,14 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	if err := q.CheckEnv(env); err != nil {
 		return Prediction{}, err
 	}
-	s := &quco{cfg: q.cfg, env: env, pred: Prediction{Signals: map[string]float64{"retrieved": 0, "regenerations": 0}}}
+	s := &quco{cfg: q.cfg, env: env, pred: Prediction{Signals: map[string]float64{"retrieved": 0, "regenerations": 0, "sentences": 0}}}
 	s.tmpl, _ = env.Prompts.Template(q.cfg.PromptKey)
 	if d, err := env.Prompts.Template("default"); err == nil {
 		s.def = &d
 	}
 	set := prompts.ExemplarSet(ex.Dataset)
 	if set != "" {
-		exs, err := env.Prompts.Exemplars(set, -1)
+		exs, err := env.Prompts.Exemplars(set, q.cfg.Shots)
 		if err != nil {
 			return s.pred, fmt.Errorf("quco: prompts: %w", err)
 		}
@@ -284,7 +296,9 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	if err != nil {
 		return s.pred, err
 	}
-	final, answer, err := Finish(ctx, env, ex.Dataset, ex.Question, text, q.cfg.FinishOptions)
+	fo := q.cfg.FinishOptions
+	fo.Shots = q.cfg.Shots
+	final, answer, err := Finish(ctx, env, ex.Dataset, ex.Question, text, fo)
 	s.pred.Raw, s.pred.Answer = final, answer
 	ev := Event{Round: s.round, Kind: "answer", Text: final, Decision: "extract"}
 	if q.cfg.Complete && set != "" && needsCompletion(text) {
@@ -375,14 +389,15 @@ func (s *quco) prompt(hall bool, passages []string, tail ...string) string {
 	return b.String()
 }
 
-// generate makes one generator call and returns its raw text.
-func (s *quco) generate(ctx context.Context, prompt, kind string) (string, error) {
+// generate makes one generator call and returns its raw text. docs are the passages in the prompt.
+func (s *quco) generate(ctx context.Context, prompt, kind string, docs []passage) (string, error) {
 	resp, err := s.env.Generator.Generate(ctx, llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: s.cfg.MaxLength})
 	if err != nil {
 		s.emit(Event{Round: s.round, Kind: "generate", Decision: kind, Reason: "error: " + err.Error()})
 		return "", fmt.Errorf("quco: generator (round %d): %w", s.round, err)
 	}
-	s.emit(Event{Round: s.round, Kind: "generate", Decision: kind, Text: resp.Text})
+	s.emit(Event{Round: s.round, Kind: "generate", Decision: kind, Text: resp.Text, IDs: ids(docs)})
+	s.pred.Signals["sentences"] += float64(len(text.SentenceSpans(resp.Text)))
 	return resp.Text, nil
 }
 
@@ -408,38 +423,58 @@ func (s *quco) filter(raw string) string {
 	return strings.Join(kept, " ")
 }
 
-// retrieve runs one retrieval and returns its passage texts.
-func (s *quco) retrieve(ctx context.Context, query, why string) ([]string, error) {
+// passage is a retrieved passage: its id and the text that goes into prompts.
+type passage struct{ id, text string }
+
+// retrieve runs one retrieval and returns its passages.
+func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, error) {
 	hits, err := s.env.Retriever.Retrieve(ctx, query, s.cfg.TopK)
 	if err != nil {
 		s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, Reason: why + "; error: " + err.Error()})
 		return nil, fmt.Errorf("quco: retriever (query %q): %w", query, err)
 	}
 	ids := make([]string, len(hits))
-	texts := make([]string, len(hits))
+	out := make([]passage, len(hits))
 	for i, h := range hits {
-		ids[i], texts[i] = h.ID, h.Text
+		ids[i], out[i] = h.ID, passage{h.ID, h.Text}
 	}
 	s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, IDs: ids, Reason: why})
 	s.pred.Signals["retrieved"] = 1
-	return texts, nil
+	return out, nil
 }
 
-// dedupeTexts removes repeated passages (by text), keeping the first.
-func dedupeTexts(in []string) []string {
+// dedupe removes repeated passages (by text, as the authors' list(dict.fromkeys(docs))), keeping the
+// first.
+func dedupe(in []passage) []passage {
 	seen := make(map[string]bool, len(in))
 	out := in[:0:0]
-	for _, t := range in {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
+	for _, p := range in {
+		if !seen[p.text] {
+			seen[p.text] = true
+			out = append(out, p)
 		}
 	}
 	return out
 }
 
+func texts(ps []passage) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.text
+	}
+	return out
+}
+
+func ids(ps []passage) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.id
+	}
+	return out
+}
+
 // stage1 decides whether to retrieve with the question before generating, and returns the passages.
-func (s *quco) stage1(ctx context.Context, question string) ([]string, error) {
+func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 	ev := Event{Kind: "stage1", Text: question, Threshold: Threshold(s.cfg.TauEntity)}
 	ents, err := s.env.Extractor.Entities(ctx, question)
 	if err != nil {
@@ -532,7 +567,7 @@ func (s *quco) stage1(ctx context.Context, question string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dedupeTexts(docs), nil
+	return dedupe(docs), nil
 }
 
 // check is the outcome of scanning one generation sentence by sentence.
@@ -732,11 +767,11 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 		oldLen := len(pred)
 		if newText == "" {
 			s.round++
-			var docs []string
+			var docs []passage
 			if len(initial) > 0 && pred == "" {
 				docs = initial
 			}
-			raw, err := s.generate(ctx, s.prompt(false, docs, s.soFar(pred)), "fresh")
+			raw, err := s.generate(ctx, s.prompt(false, texts(docs), s.soFar(pred)), "fresh", docs)
 			if err != nil {
 				return pred, err
 			}
@@ -760,7 +795,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 		} else {
 			s.pred.Signals["regenerations"]++
 			qs, why := s.queries(c)
-			var docs []string
+			var docs []passage
 			for i, q := range qs {
 				d, err := s.retrieve(ctx, q, why[i])
 				if err != nil {
@@ -768,9 +803,9 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 				}
 				docs = append(docs, d...)
 			}
-			docs = dedupeTexts(docs)
+			docs = dedupe(docs)
 			clean := strings.TrimSpace(c.clear)
-			raw, err := s.generate(ctx, s.prompt(true, docs, s.soFar(pred), clean), "regenerate")
+			raw, err := s.generate(ctx, s.prompt(true, texts(docs), s.soFar(pred), clean), "regenerate", docs)
 			if err != nil {
 				return pred, err
 			}

@@ -2,11 +2,13 @@ package methods_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ragbench/ragbench/datasets"
@@ -89,7 +91,7 @@ func buildQuFixture(paras string, files map[string]string, ref, dir string) (*qu
 	if _, err := ngram.BuildFrom(ctx, corpus.NewSliceReader(docs), ngDir, ngram.BuildOptions{}); err != nil {
 		return nil, err
 	}
-	if f.ngram, err = ngram.Open(ngDir, ngram.OpenOptions{}); err != nil {
+	if f.ngram, err = ngram.OpenIndex(ngDir, ngram.OpenOptions{}); err != nil {
 		return nil, err
 	}
 	if _, err := bm25.BuildDocs(ctx, docs, bmDir, bm25.Options{}); err != nil {
@@ -219,13 +221,60 @@ func TestQuCoEndToEnd(t *testing.T) {
 				f1, _, _ := metrics.F1(pred.Answer, ex.Answers)
 				sum.f1 += f1
 			}
-			t.Logf("%s %-10s %s", name, cell.label, sum)
+			t.Logf("%s %-13s %s", name, cell.label, sum)
 			if cell.label == "default" && sum.regens == 0 && sum.stage1 == 0 {
 				t.Errorf("%s: no retrieval of either stage over %d questions: the set-up does not exercise the method", name, sum.n)
 			}
 			if cell.label == "stage2-strict" && sum.regens == 0 {
 				t.Errorf("%s: stage 2 with thresholds of 10^9 never regenerated over %d questions", name, sum.n)
 			}
+		}
+	}
+}
+
+// TestQuCoDeterministic answers the same real questions twice, concurrently the second time, and
+// requires byte-identical predictions (records of two runs of one config must compare equal).
+func TestQuCoDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two indexes")
+	}
+	f := loadQuFixture(t)
+	gen := offline.New(offline.Options{})
+	m, err := methods.New("quco", map[string]any{"tau_cooc": 1e9, "tau_head": 1e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := append(append([]datasets.Example(nil), f.examples["2wikimultihopqa"][:10]...), f.examples["hotpotqa"][:10]...)
+	answer := func(ex datasets.Example) string {
+		env, meter := methods.Instrument(f.env(gen))
+		pred, err := m.Answer(context.Background(), env, ex)
+		meter.Fill(&pred)
+		if err != nil {
+			t.Errorf("%s: %v", ex.ID, err)
+		}
+		b, err := json.Marshal(pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := make([]string, len(exs))
+	for i, ex := range exs {
+		first[i] = answer(ex)
+	}
+	second := make([]string, len(exs))
+	var wg sync.WaitGroup
+	for i, ex := range exs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			second[i] = answer(ex)
+		}()
+	}
+	wg.Wait()
+	for i := range exs {
+		if first[i] != second[i] {
+			t.Errorf("%s: predictions differ between runs:\n%s\n%s", exs[i].ID, first[i], second[i])
 		}
 	}
 }

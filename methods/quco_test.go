@@ -475,6 +475,12 @@ func quCases() []quCase {
 			calls:   2, rets: 0, answerCalls: 1, stop: "no growth",
 		},
 		{
+			name: "fewshot_one", reason: "fewshot 1: one exemplar in the method's prompt and in the answer-completion prompt",
+			settings: map[string]any{"fewshot": 1, "generate_max_length": 3},
+			replies:  []string{sSinger, "Bob Lee."},
+			calls:    1, rets: 0, answerCalls: 1, stop: "length",
+		},
+		{
 			name: "stop_question", reason: "text containing \"Question:\" stops; the answer step cuts there and completes",
 			replies: []string{sSinger + " Question: Who is Bob?", "Bob Lee."},
 			calls:   1, rets: 0, answerCalls: 1, stop: "Question:",
@@ -688,7 +694,7 @@ func TestQuCoSettings(t *testing.T) {
 	}
 	got := m.(methods.Configured).Settings().(methods.QuCoConfig)
 	want := methods.QuCoConfig{TauEntity: 1000, Aggregation: "avg", QuestionQuery: "direct", TauCooc: 1, TauHead: 20, Window: 1000,
-		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, PromptKey: "new_prompt_v1", MaxLength: 128,
+		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
 		Braces: "doubled", Join: "authors", OnError: "fail", FinishOptions: methods.DefaultFinish}
 	if got != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
@@ -717,6 +723,7 @@ func TestQuCoSettings(t *testing.T) {
 		{map[string]any{"text_join": "x"}, "text_join"},
 		{map[string]any{"on_component_error": "ignore"}, "on_component_error"},
 		{map[string]any{"tau_cooc": "one"}, "tau_cooc"},
+		{map[string]any{"fewshot": -2}, "fewshot"},
 	}
 	for _, b := range bad {
 		if _, err := methods.New("quco", b.settings); err == nil || !strings.Contains(err.Error(), b.want) {
@@ -760,6 +767,54 @@ func TestQuCoAuthorsPromptLayout(t *testing.T) {
 		want += set.Case(ds, quQuestion)
 		if got := strings.SplitN(s.prompts[0], "\n", 2)[1]; got != want {
 			t.Errorf("%s: first prompt differs from the authors' layout:\n%s", ds, diffLines(want, got))
+		}
+	}
+}
+
+// TestQuCoAuthorsRegenerationLayout checks a regeneration prompt built with the authors' reference
+// files, for each of their QuCo-RAG prompt keys: "Examples:\n", the demos, the hallucination section
+// (header, passages with braces doubled, post-doc, instruction), then the case, the text so far and
+// the clear text joined by single spaces.
+func TestQuCoAuthorsRegenerationLayout(t *testing.T) {
+	set, err := prompts.Load(testenv.Reference(t, "quco-rag"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"new_prompt_v1", "new_prompt_v3", "llama-2"} {
+		s := &seq{}
+		gen := &methodtest.Generator{Replies: []methodtest.Reply{{Text: sBornParis + " " + sFatherCrl}, {Text: sFatherBob + " " + sAnswerBob}}}
+		env := methods.Env{Generator: seqGen{gen, s},
+			Retriever: &methodtest.Retriever{Hits: map[string][]retrieval.Hit{"Ann Lee father": {hit("a", "Passage {a}."), hit("b", "Passage b.")}}},
+			Counter:   &methodtest.Counter{Cooc: map[string]uint64{"Ann Lee AND Paris": 3}},
+			Extractor: &methodtest.Extractor{TripletsOf: map[string][]extract.Triplet{sBornParis: {tr("Ann Lee", "place of birth", "Paris")}, sFatherCrl: tFatherCrl}},
+			Prompts:   set}
+		m, err := methods.New("quco", map[string]any{"prompt_key": key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Answer(context.Background(), env, datasets.Example{ID: "1", Dataset: "2wikimultihopqa", Question: quQuestion}); err != nil {
+			t.Fatal(err)
+		}
+		tmpl, err := set.Template(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs, _ := set.Exemplars("2wikimultihopqa", -1)
+		want := "Examples:\n"
+		for _, e := range exs {
+			want += set.Demo(e) + "\n"
+		}
+		sec := tmpl.Hallucination
+		line := func(i, doc string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(sec.DocFormat, "{index}", i), "{doc}", doc)
+		}
+		want += sec.Header + line("1", "Passage {{a}}.") + line("2", "Passage b.") + sec.PostDoc + sec.Instruction
+		want += set.Case("2wikimultihopqa", quQuestion) + " " + sBornParis
+		if len(s.prompts) != 2 {
+			t.Fatalf("%s: %d prompts, want 2", key, len(s.prompts))
+		}
+		if got := strings.SplitN(s.prompts[1], "\n", 2)[1]; got != want {
+			t.Errorf("%s: regeneration prompt differs from the authors' layout:\n%s", key, diffLines(want, got))
 		}
 	}
 }
