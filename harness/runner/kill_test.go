@@ -72,8 +72,9 @@ func TestKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns subprocesses")
 	}
-	c := testConfig(t, 300, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true\n      sleep_ms: 15", "")
-	c.Concurrency = 8
+	c := testConfig(t, 300, "    sweep:\n      tau: [1, 5]\n    settings:\n      retrieve: true\n      sleep_ms: 25", "")
+	// About 3.75 s of work (600 question-cells × 25 ms / 4 in flight): more than 20 kills leave.
+	c.Concurrency = 4
 	ref := t.TempDir()
 	if _, err := Execute(context.Background(), c, Options{Out: ref}); err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestKillResume(t *testing.T) {
 	cfgPath := writeConfig(t, work, c)
 	out := filepath.Join(work, "run")
 	rng := rand.New(rand.NewPCG(1, 2))
-	landed, runs := killLoop(t, cfgPath, out, 20, 80*time.Millisecond, 350*time.Millisecond, rng)
+	landed, runs := killLoop(t, cfgPath, out, 20, 60*time.Millisecond, 300*time.Millisecond, rng)
 	t.Logf("%d kills, %d runs", landed, runs)
 	if landed < 20 {
 		t.Fatalf("only %d kills landed", landed)
@@ -127,6 +128,9 @@ func TestChaos(t *testing.T) {
 	out := filepath.Join(work, "run")
 	landed, runs := killLoop(t, cfgPath, out, 10, 20*time.Millisecond, 250*time.Millisecond, rng)
 	t.Logf("%d kills, %d runs, %d requests", landed, runs, srv.Count())
+	if landed < 5 {
+		t.Fatalf("only %d kills landed before the run finished", landed)
+	}
 	// The resolved configs differ in the cache path only: compare records and summaries.
 	want, got := runFiles(t, ref, false), runFiles(t, out, false)
 	delete(want, "config.yaml")
