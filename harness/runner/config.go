@@ -149,6 +149,8 @@ type NgramConfig struct {
 	Build bool `yaml:"build,omitempty"`
 	// Lowercase lowercases text in built indexes (and queries).
 	Lowercase bool `yaml:"lowercase,omitempty"`
+	// Datasets are the datasets whose corpus gets a built index (empty: every dataset with a corpus).
+	Datasets []string `yaml:"datasets,omitempty"`
 }
 
 // Prices are per-million-token prices, for the dry run's cost estimate.
@@ -278,6 +280,11 @@ func (c Config) Validate() error {
 	for _, d := range c.Retrieval.Units.Datasets {
 		if !seen[d] {
 			bad("retrieval.units.datasets", "%q is not one of the datasets", d)
+		}
+	}
+	for _, d := range c.Ngram.Datasets {
+		if !seen[d] {
+			bad("ngram.datasets", "%q is not one of the datasets", d)
 		}
 	}
 	ec := c.Extract.Defaults()

@@ -183,7 +183,7 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 				}
 			}
 		}
-		if r.cfg.Ngram.Build {
+		if ng := r.cfg.Ngram; ng.Build && (len(ng.Datasets) == 0 || contains(ng.Datasets, d.Config.Name) || contains(ng.Datasets, d.Name)) {
 			if err := add("ngram", src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
 				return nil, err
 			}
