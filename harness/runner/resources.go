@@ -82,10 +82,28 @@ func NewResources(c Config, progress io.Writer) (*Resources, error) {
 	return &Resources{cfg: c, cacheDir: dir, Progress: progress, hashes: map[string]string{}}, nil
 }
 
-// FileHash returns the hex SHA-256 of a file's contents (memoized).
+// FileHash returns the hex SHA-256 of a file's contents. Hashes of files of 64 MiB and more are
+// remembered in the index cache (hashes/) against the file's path, size and modification time, so a
+// large corpus is read once, not at every run.
 func (r *Resources) FileHash(path string) (string, error) {
 	if h, ok := r.hashes[path]; ok {
 		return h, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	var memo string
+	if st.Size() >= 64<<20 {
+		abs, _ := filepath.Abs(path)
+		k := sha256.Sum256([]byte(abs))
+		memo = filepath.Join(r.cacheDir, "hashes", hex.EncodeToString(k[:16])+".json")
+		var m fileHashMemo
+		if b, err := os.ReadFile(memo); err == nil && json.Unmarshal(b, &m) == nil &&
+			m.Path == abs && m.Size == st.Size() && m.ModTime == st.ModTime().UnixNano() && len(m.SHA256) == 64 {
+			r.hashes[path] = m.SHA256
+			return m.SHA256, nil
+		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -98,7 +116,22 @@ func (r *Resources) FileHash(path string) (string, error) {
 	}
 	s := hex.EncodeToString(h.Sum(nil))
 	r.hashes[path] = s
+	if memo != "" {
+		abs, _ := filepath.Abs(path)
+		b, _ := json.Marshal(fileHashMemo{Path: abs, Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: s})
+		if os.MkdirAll(filepath.Dir(memo), 0o755) == nil {
+			writeFileAtomic(memo, b) // best effort: without it the file is hashed again next time
+		}
+	}
 	return s, nil
+}
+
+// fileHashMemo is a remembered file hash.
+type fileHashMemo struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`
+	SHA256  string `json:"sha256"`
 }
 
 // resolveCorpus finds a corpus's files.

@@ -304,3 +304,38 @@ func TestPrebuiltIndex(t *testing.T) {
 		t.Errorf("config.yaml does not name the prebuilt index:\n%s", cfg)
 	}
 }
+
+// TestFileHashMemo: a large file's hash is remembered against its size and modification time, and a
+// change of either hashes it again.
+func TestFileHashMemo(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.tsv")
+	big := bytes.Repeat([]byte("x"), 64<<20)
+	if err := os.WriteFile(p, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Resources{cacheDir: filepath.Join(dir, "cache"), hashes: map[string]string{}}
+	h1, err := r.FileHash(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memos, _ := filepath.Glob(filepath.Join(dir, "cache", "hashes", "*.json"))
+	if len(memos) != 1 {
+		t.Fatalf("%d memo files, want 1", len(memos))
+	}
+	// A forged memo with the right size and time is believed (that is the point of the memo).
+	b, _ := os.ReadFile(memos[0])
+	forged := bytes.Replace(b, []byte(h1), []byte(strings.Repeat("0", 64)), 1)
+	os.WriteFile(memos[0], forged, 0o644)
+	r2 := &Resources{cacheDir: r.cacheDir, hashes: map[string]string{}}
+	if h, _ := r2.FileHash(p); h != strings.Repeat("0", 64) {
+		t.Fatalf("memo not used: %s", h)
+	}
+	// Another modification time: hashed again.
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(p, later, later)
+	r3 := &Resources{cacheDir: r.cacheDir, hashes: map[string]string{}}
+	if h, _ := r3.FileHash(p); h != h1 {
+		t.Fatalf("after touching the file: %s, want the real hash %s", h, h1)
+	}
+}
