@@ -265,6 +265,9 @@ func (c Config) Validate() error {
 			bad("retrieval.k1", "want k1 >= 0 and 0 <= b <= 1")
 		}
 	case "elastic":
+		if err := (index.Config{Kind: index.KindElastic, Elastic: c.Retrieval.Elastic}).Defaults().Validate(); err != nil {
+			bad("retrieval.elastic", "%v", err)
+		}
 	case "index":
 		if err := c.Retrieval.Index.Defaults().Validate(); err != nil {
 			bad("retrieval.index", "%v", err)
