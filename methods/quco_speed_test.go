@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/rusage"
 	"os"
 	"sort"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/offline"
-	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -145,7 +145,7 @@ func TestQuCoSpeed(t *testing.T) {
 	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	start, cpu0 := time.Now(), bm25.CPUTime()
+	start, cpu0 := time.Now(), rusage.CPUTime()
 	for w := 0; w < inflight; w++ {
 		wg.Add(1)
 		go func() {
@@ -167,7 +167,7 @@ func TestQuCoSpeed(t *testing.T) {
 	}
 	close(jobs)
 	wg.Wait()
-	wall, cpu := time.Since(start), bm25.CPUTime()-cpu0
+	wall, cpu := time.Since(start), rusage.CPUTime()-cpu0
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("question %s: %v", exs[i].ID, err)

@@ -51,6 +51,11 @@
 //     w(s) = the lower-cased DPR SimpleTokenizer tokens of NFD(s) (text.MatchWords), w(g) occurs as
 //     a contiguous run in w(d). An answer with no tokens matches every passage, as in DPR.
 //
+// RetrievalEval averages AR@k of both rules over examples and, for examples whose gold documents are
+// known (GoldDocsOf: HotpotQA/2Wiki supporting-fact titles, or NQ oracle passages matched by text
+// with white space collapsed), gold-document recall@k = |gold ∩ top k| / |gold| and the share of
+// examples with every gold document in the top k.
+//
 // # PubMedQA
 //
 // The gold label is the example's Label (yes/no/maybe); the predicted label is the first of the

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ragbench/ragbench/harness/extract"
+	"github.com/ragbench/ragbench/harness/ngram"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +41,8 @@ sets a method setting (repeatable; VALUE is read as JSON when it parses, else as
 			&cli.StringFlag{Name: "index", Usage: "index directory to retrieve from (bm25 or dense)"},
 			&cli.StringFlag{Name: "corpus", Usage: "corpus file to build a BM25 index over (DPR TSV, BEIR JSONL, parquet)"},
 			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
+			&cli.StringFlag{Name: "ngram-index", Usage: "n-gram index directory for corpus statistics (QuCo-RAG); with --corpus one is built over it"},
+			&cli.StringFlag{Name: "extractor", Value: "rule", Usage: "entity and triplet extractor: rule, or llm (the authors' prompts, asked of the generator)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the prediction as JSON instead of the readable trace"},
 		),
 		Action: answerAction,
@@ -113,6 +117,34 @@ func answerAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if !c.IsSet("ngram-index") {
+			r, err := corpus.Open(p, "")
+			if err != nil {
+				return err
+			}
+			ndir := filepath.Join(tmp, "ngram")
+			_, err = ngram.BuildFrom(c.Context, r, ndir, ngram.BuildOptions{})
+			r.Close()
+			if err != nil {
+				return err
+			}
+			c.Set("ngram-index", ndir)
+		}
+	}
+	if nd := c.String("ngram-index"); nd != "" {
+		src, err := ngram.Open(c.Context, ngram.Config{Index: nd})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		env.Counter = src.Counter
+	}
+	ecfg := extract.Config{Backend: c.String("extractor")}.Defaults()
+	if err := ecfg.Validate(); err != nil {
+		return usagef("--extractor: %v", err)
+	}
+	if env.Extractor, err = extract.New(ecfg, g); err != nil {
+		return err
 	}
 	if dir != "" {
 		ix, err := index.Open(c.Context, index.Config{Dir: dir})
@@ -124,6 +156,9 @@ func answerAction(c *cli.Context) error {
 	}
 
 	ex := datasets.Example{ID: "question", Dataset: c.String("dataset"), Question: strings.TrimSpace(c.String("question"))}
+	if err := methods.CheckEnv(m, env); err != nil {
+		return err
+	}
 	ienv, meter := methods.Instrument(env)
 	p, runErr := m.Answer(c.Context, ienv, ex)
 	meter.Fill(&p)

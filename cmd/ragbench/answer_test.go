@@ -46,9 +46,22 @@ func TestAnswerCommand(t *testing.T) {
 			t.Errorf("%s: no retrieval in the trace:\n%s", m, s)
 		}
 	}
+	// QuCo-RAG gets its counter (an n-gram index built over --corpus) and the rule extractor: the trace
+	// shows stage 1's entity counts against the threshold.
+	var qout, qerr bytes.Buffer
+	args := append([]string{"ragbench", "answer", "--backend", "offline", "--method", "quco", "--question", q,
+		"--dataset", "2wikimultihopqa", "--corpus", corpus}, templatesFlag(t)...)
+	if err := run(context.Background(), args, &qout, &qerr); err != nil {
+		t.Fatalf("quco: %v\n%s", err, qerr.String())
+	}
+	for _, want := range []string{"method: quco", "] stage1: ", "(threshold 1000)", "n-gram queries ", "extractor calls "} {
+		if !strings.Contains(qout.String(), want) {
+			t.Errorf("quco: output lacks %q:\n%s", want, qout.String())
+		}
+	}
 	// --json prints the prediction; --set reaches the method.
 	var out bytes.Buffer
-	args := append([]string{"ragbench", "answer", "--backend", "offline", "--method", "sr-rag", "--question", q,
+	args = append([]string{"ragbench", "answer", "--backend", "offline", "--method", "sr-rag", "--question", q,
 		"--corpus", corpus, "--set", "top_k=1", "--json"}, templatesFlag(t)...)
 	if err := run(context.Background(), args, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func init() {
 		&cli.StringFlag{Name: "api-index", Value: ngram.DefaultAPIIndex, Usage: "API index name (with --api)"},
 		&cli.StringFlag{Name: "cache", Usage: "JSONL cache file: answers are replayed from it and new ones appended"},
 		&cli.StringFlag{Name: "quco-cache", Usage: "the QuCo-RAG authors' cache JSON to replay offline (no index or API needed)"},
+		&cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "with --api: the longest total wait between retries of one query (each retry is printed on stderr)"},
 	}
 	register(&cli.Command{
 		Name:  "ngram",
@@ -166,7 +167,8 @@ func ngramBuild(c *cli.Context) error {
 func openCounter(c *cli.Context) (*ngram.Source, error) {
 	cfg := ngram.Config{Index: c.String("index"), Mode: c.String("mode"), TokenWidth: c.Int("token-width"),
 		Verify: c.Bool("verify"), MaxClauseFreq: c.Uint64("max-clause-freq"), APIURL: c.String("api-url"),
-		APIIndex: c.String("api-index"), Cache: c.String("cache"), QuCoCache: c.String("quco-cache")}
+		APIIndex: c.String("api-index"), Cache: c.String("cache"), QuCoCache: c.String("quco-cache"),
+		MaxRetryWait: c.Duration("max-retry-wait"), RetryLog: c.App.ErrWriter}
 	if c.Bool("api") && cfg.QuCoCache == "" {
 		cfg.Backend = ngram.BackendAPI
 	}

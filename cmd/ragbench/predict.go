@@ -151,58 +151,36 @@ func predictAction(c *cli.Context) error {
 		}
 	}
 
-	// Resume.
+	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	outPath := c.String("out")
 	var w io.Writer = c.App.Writer
-	ids := make([]string, 0, len(examples))
-	idx := make([]int, 0, len(examples))
-	skipped := 0
+	idx := make([]int, len(examples)) // the examples to run
+	for i := range idx {
+		idx[i] = i
+	}
 	if outPath != "" && outPath != "-" {
-		done, err := predict.ReadDone(outPath)
-		if err != nil {
-			return err
-		}
 		all := make(map[string]bool, len(ds.Examples))
 		for _, ex := range ds.Examples {
 			all[ex.ID] = true
 		}
-		for id := range done.IDs {
-			if !all[id] {
-				return fmt.Errorf("resume %s: it holds a record for id %q, which is not in %s (another dataset's predictions?)", outPath, id, ds.Name)
-			}
-		}
+		selected := make([]string, len(examples))
 		for i, ex := range examples {
-			if done.IDs[ex.ID] {
-				skipped++
-				continue
-			}
-			ids, idx = append(ids, ex.ID), append(idx, i)
+			selected[i] = ex.ID
 		}
-		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_WRONLY, 0o644)
+		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		defer f.Close()
-		if err := f.Truncate(done.Size); err != nil {
-			return fmt.Errorf("predict: truncate the cut-short last line of %s: %w", outPath, err)
-		}
-		if _, err := f.Seek(done.Size, io.SeekStart); err != nil {
-			return fmt.Errorf("predict: %w", err)
-		}
-		if done.NeedNewline {
-			if _, err := f.Write([]byte("\n")); err != nil {
-				return fmt.Errorf("predict: %w", err)
-			}
-		}
-		w = f
-		if done.Records > 0 {
+		defer res.File.Close()
+		w, idx = res.File, res.Todo
+		if res.Records > 0 {
 			fmt.Fprintf(stderr, "predict: resuming %s: %d record(s) there (%d failed, to be retried; written by %s); %d of %d selected examples done, %d to go, appending\n",
-				outPath, done.Records, done.Failed, strings.Join(done.Backends, ", "), skipped, len(examples), len(ids))
+				outPath, res.Records, res.Failed, strings.Join(res.Backends, ", "), len(examples)-len(idx), len(examples), len(idx))
 		}
-	} else {
-		for i, ex := range examples {
-			ids, idx = append(ids, ex.ID), append(idx, i)
-		}
+	}
+	ids := make([]string, len(idx))
+	for i, j := range idx {
+		ids[i] = examples[j].ID
 	}
 
 	g, err := llm.New(cfg)

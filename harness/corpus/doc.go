@@ -8,4 +8,8 @@
 // writes and ReadUnits reads.
 //
 // It does not index or search: harness/ngram and harness/retrieval do.
+//
+// SourceConfig and OpenSource choose what an index is built from (a corpus file in one of the formats,
+// or a dataset's pool) and give fresh readers over it, whole documents (Source.Open) or their units
+// with the sidecar records written alongside (Source.Units).
 package corpus

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"net/url"
+	"time"
 )
 
 // The backends of Config.
@@ -49,6 +51,12 @@ type Config struct {
 	Cache string `yaml:"cache,omitempty" json:"cache,omitempty"`
 	// QuCoCache is the QuCo-RAG authors' cache JSON replayed by backend quco-cache.
 	QuCoCache string `yaml:"quco_cache,omitempty" json:"quco_cache,omitempty"`
+
+	// MaxRetryWait caps the total wait between retries of one API request (0: the client's retry
+	// count alone bounds it). DNS failures and refused loopback connections are never retried.
+	MaxRetryWait time.Duration `yaml:"max_retry_wait,omitempty" json:"max_retry_wait,omitempty"`
+	// RetryLog, when set, gets a line for every API retry with its reason (typically stderr).
+	RetryLog io.Writer `yaml:"-" json:"-"`
 }
 
 // Defaults returns the config with every unset field given its default.
@@ -166,7 +174,7 @@ func Open(ctx context.Context, cfg Config) (*Source, error) {
 		s.Counter, s.Cache = qc, qc
 		return s, nil
 	case BackendAPI:
-		s.Counter = &Client{URL: cfg.APIURL, Index: cfg.APIIndex, MaxClauseFreq: cfg.MaxClauseFreq}
+		s.Counter = &Client{URL: cfg.APIURL, Index: cfg.APIIndex, MaxClauseFreq: cfg.MaxClauseFreq, MaxWait: cfg.MaxRetryWait, OnRetry: retry.Printer(cfg.RetryLog)}
 		name = cfg.APIIndex
 	case BackendLocal:
 		ix, err := OpenIndex(cfg.Index, OpenOptions{Verify: cfg.Verify, TokenWidth: cfg.TokenWidth})

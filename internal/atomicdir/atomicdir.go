@@ -7,6 +7,7 @@ package atomicdir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,7 +28,8 @@ type Dir struct {
 var ErrExists = errors.New("exists")
 
 // Begin starts a build of the directory out. It removes the temporary directories of earlier builds
-// of out whose process is gone, returns an error wrapping ErrExists when out exists and force is false,
+// of out whose process is gone, returns an error wrapping ErrExists when out exists (and is not an
+// empty directory) and force is false,
 // and creates a new temporary directory (mode 0755) beside out.
 func Begin(out string, force bool) (*Dir, error) {
 	out = filepath.Clean(out)
@@ -35,7 +37,7 @@ func Begin(out string, force bool) (*Dir, error) {
 		return nil, err
 	}
 	CleanStale(out)
-	if _, err := os.Stat(out); err == nil && !force {
+	if _, err := os.Stat(out); err == nil && !force && !emptyDir(out) {
 		return nil, fmt.Errorf("%s %w; pass --force to replace it", out, ErrExists)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(out), filepath.Base(out)+".tmp-")
@@ -153,4 +155,14 @@ func alive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func emptyDir(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return err == io.EOF && len(names) == 0
 }

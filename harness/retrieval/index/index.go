@@ -20,6 +20,9 @@
 // error. API keys are never part of the config: the dense embedder's key is read from the environment
 // variable EmbedderConfig.APIKeyEnv names, and Elasticsearch credentials from ELASTIC_API_KEY or
 // ELASTIC_USERNAME/ELASTIC_PASSWORD.
+//
+// Build makes the directories Open reads: a BM25 or dense index of a corpus.Source (a corpus file or a
+// dataset's pool), whole documents or one index per unit size in DIR/gN with its sidecar (BuildConfig).
 package index
 
 import (
