@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -120,6 +121,9 @@ func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer comp.Close()
+	if err := checkEnvs(plan, comp); err != nil {
+		return nil, err
+	}
 	r := &runner{plan: plan, comp: comp, dir: dir, o: o}
 	result, err := r.run(ctx)
 	if err != nil {
@@ -134,6 +138,21 @@ func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
 		return result, err
 	}
 	return result, nil
+}
+
+// checkEnvs asks every cell's method whether its environment on each dataset can work (a prompt key
+// the templates lack, a missing component), so that a misconfigured run fails before its first
+// question instead of recording one error per question.
+func checkEnvs(p *Plan, comp *Components) error {
+	var errs []error
+	for _, d := range p.Datasets {
+		for _, c := range p.cellsFor(d) {
+			if err := methods.CheckEnv(c.Impl, comp.Env(d.Name, c.Model)); err != nil {
+				errs = append(errs, fmt.Errorf("cell %s on %s: %w", c.Name, d.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // writeResolved writes config.yaml (the resolved config and its provenance), or, when the directory

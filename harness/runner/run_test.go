@@ -339,3 +339,39 @@ func TestFileHashMemo(t *testing.T) {
 		t.Fatalf("after touching the file: %s, want the real hash %s", h, h1)
 	}
 }
+
+// checkedMethod fails CheckEnv: a misconfigured cell stops the run before its first question.
+type checkedMethod struct{ nullMethod }
+
+func (checkedMethod) CheckEnv(env methods.Env) error {
+	if env.Counter == nil {
+		return errors.New("needs a counter")
+	}
+	return nil
+}
+
+func init() {
+	methods.Register("rt-checked", func(map[string]any) (methods.Method, error) { return checkedMethod{}, nil })
+}
+
+// TestCheckEnvFailsEarly: a method whose CheckEnv fails stops the run before any question, naming the
+// cell and dataset.
+func TestCheckEnvFailsEarly(t *testing.T) {
+	needData(t)
+	y := "name: chk\ndatasets:\n  - {name: nq_open, limit: 3}\nmethods:\n  - {method: rt-null}\n  - {method: rt-checked}\nllm: {backend: offline}\n"
+	c, err := Parse("chk.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res, err := Execute(context.Background(), c, Options{Out: dir})
+	if err == nil || !strings.Contains(err.Error(), "cell rt-checked on nq_open: needs a counter") {
+		t.Fatalf("%v, want the CheckEnv error naming the cell", err)
+	}
+	if res != nil && res.Done != 0 {
+		t.Errorf("answered %d questions before failing", res.Done)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nq_open", "rt-null.jsonl")); err == nil {
+		t.Errorf("records written before the check failed")
+	}
+}
