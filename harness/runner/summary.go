@@ -12,6 +12,9 @@ import (
 type Row struct {
 	Dataset string `json:"dataset"`
 	Cell    string `json:"cell"`
+	// Generator labels the model that answered ("offline reader (no LLM)" for the model-free
+	// baseline, which is never a paper's model).
+	Generator string `json:"generator"`
 	// Questions is the number of questions planned; N counts the scored ones; Errors the failed ones
 	// (not scored). Questions - N - Errors were not answered yet.
 	Questions int `json:"questions"`
@@ -30,9 +33,10 @@ type Row struct {
 }
 
 type summaryRecord struct {
-	Error    string             `json:"error"`
-	Scores   map[string]float64 `json:"scores"`
-	Counters struct {
+	Generator string             `json:"generator"`
+	Error     string             `json:"error"`
+	Scores    map[string]float64 `json:"scores"`
+	Counters  struct {
 		Retrievals      int `json:"retrievals"`
 		Calls           int `json:"llm_calls"`
 		GeneratedTokens int `json:"generated_tokens"`
@@ -63,6 +67,11 @@ func summarizeFile(path string) (Row, error) {
 		var r summaryRecord
 		if err := json.Unmarshal(line, &r); err != nil {
 			return fmt.Errorf("%s at byte %d: %w", path, off, err)
+		}
+		if row.Generator == "" {
+			row.Generator = r.Generator
+		} else if r.Generator != "" && r.Generator != row.Generator && !strings.HasSuffix(row.Generator, " (mixed)") {
+			row.Generator += " (mixed)"
 		}
 		if r.Error != "" {
 			row.Errors++
@@ -95,11 +104,11 @@ func summarizeFile(path string) (Row, error) {
 // WriteTable writes the rows as a markdown table.
 func WriteTable(w io.Writer, rows []Row) error {
 	var b strings.Builder
-	b.WriteString("| dataset | cell | n | EM | F1 | Acc | #Ret | #Call | #Tok | errors |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| dataset | cell | generator | n | EM | F1 | Acc | #Ret | #Call | #Tok | errors |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %d |\n",
-			r.Dataset, r.Cell, r.N, r.EM, r.F1, r.Acc, r.Ret, r.Call, r.Tok, r.Errors)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %d |\n",
+			r.Dataset, r.Cell, r.Generator, r.N, r.EM, r.F1, r.Acc, r.Ret, r.Call, r.Tok, r.Errors)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
