@@ -18,7 +18,7 @@ func TestRunCommand(t *testing.T) {
 	os.WriteFile(cfg, []byte("name: cmdtest\ndatasets:\n  - {name: nq_open}\nmethods:\n  - {method: wo-rag}\nllm: {backend: offline}\n"), 0o644)
 	out := filepath.Join(dir, "run")
 	stdout, stderr, code := runCLI(t, "run", cfg, "--limit", "4", "--out", out)
-	if code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | 4 |") {
+	if code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | offline reader (no LLM) | 4 |") {
 		t.Fatalf("run: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	for _, f := range []string{"config.yaml", "summary.md", "summary.json", "nq_open/wo-rag.jsonl", "nq_open/wo-rag.timings.jsonl"} {
@@ -43,7 +43,7 @@ func TestRunCommand(t *testing.T) {
 			t.Fatalf("shard %s: code %d %s", k, code, stderr)
 		}
 	}
-	if stdout, stderr, code := runCLI(t, "merge", "--out", filepath.Join(dir, "merged"), shards[0], shards[1]); code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | 4 |") {
+	if stdout, stderr, code := runCLI(t, "merge", "--out", filepath.Join(dir, "merged"), shards[0], shards[1]); code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | offline reader (no LLM) | 4 |") {
 		t.Fatalf("merge: code %d\n%s\n%s", code, stdout, stderr)
 	}
 	a, _ := os.ReadFile(filepath.Join(out, "nq_open/wo-rag.jsonl"))
