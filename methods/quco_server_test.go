@@ -20,7 +20,7 @@ func TestQuCoAgainstServer(t *testing.T) {
 		t.Skip("end-to-end run")
 	}
 	f := loadQuFixture(t)
-	exs := append(append(f.examples["2wikimultihopqa"][:4:4], f.examples["hotpotqa"][:4]...))
+	exs := append(f.examples["2wikimultihopqa"][:4:4], f.examples["hotpotqa"][:4]...)
 	reader := offline.New(offline.Options{})
 	srv := llmtest.New(t, llmtest.VLLM)
 	srv.Reply = func(prompt string) string {
