@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
@@ -41,10 +42,22 @@ type Env struct {
 	Extractor extract.Extractor
 	// Prompts holds the authors' exemplars and prompt templates.
 	Prompts *prompts.Set
+	// Units looks up the retrieval units of a unit index by id (span, token length, parent, text),
+	// for the multi-granularity methods (UMG-RAG, UMGP-RAG).
+	Units UnitStore
+}
+
+// UnitStore looks up retrieval units by id. *unitindex.Table implements it.
+type UnitStore interface {
+	// Unit returns a unit's bookkeeping: document, sentence span, size, token length and parent
+	// (its Text may be empty).
+	Unit(id string) (corpus.Unit, bool)
+	// Text returns a unit's text.
+	Text(ctx context.Context, id string) (string, error)
 }
 
 // Need returns an error naming the first of the named components that env lacks ("generator",
-// "retriever", "counter", "extractor", "prompts"), for the method called method.
+// "retriever", "counter", "extractor", "prompts", "units"), for the method called method.
 func (e Env) Need(method string, components ...string) error {
 	for _, c := range components {
 		missing := false
@@ -59,6 +72,8 @@ func (e Env) Need(method string, components ...string) error {
 			missing = e.Extractor == nil
 		case "prompts":
 			missing = e.Prompts == nil
+		case "units":
+			missing = e.Units == nil
 		default:
 			return &MissingError{Method: method, Component: c}
 		}

@@ -7,6 +7,7 @@ package atomicdir
 import (
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,24 +72,33 @@ func (d *Dir) Commit() error {
 		f.Sync()
 		f.Close()
 	}
-	var old string
 	if _, err := os.Stat(d.out); err == nil {
-		old = fmt.Sprintf("%s.old-%d", d.out, os.Getpid())
+		// Swap the two directories in one step where the kernel can (renameat2 RENAME_EXCHANGE), so
+		// that out names a complete index at every moment; the old one is then at d.tmp.
+		if err := unix.Renameat2(unix.AT_FDCWD, d.tmp, unix.AT_FDCWD, d.out, unix.RENAME_EXCHANGE); err == nil {
+			d.done = true
+			os.RemoveAll(d.tmp)
+			return nil
+		}
+		// Elsewhere: move the old aside, then the new in. A crash between the two leaves out missing
+		// and OUT.old-PID complete; CleanStale moves it back.
+		old := fmt.Sprintf("%s.old-%d", d.out, os.Getpid())
 		os.RemoveAll(old)
 		if err := os.Rename(d.out, old); err != nil {
 			return fmt.Errorf("move the old %s aside: %w", d.out, err)
 		}
+		if err := os.Rename(d.tmp, d.out); err != nil {
+			os.Rename(old, d.out)
+			return fmt.Errorf("rename the new %s into place: %w", d.out, err)
+		}
+		d.done = true
+		os.RemoveAll(old)
+		return nil
 	}
 	if err := os.Rename(d.tmp, d.out); err != nil {
-		if old != "" {
-			os.Rename(old, d.out)
-		}
 		return fmt.Errorf("rename the new %s into place: %w", d.out, err)
 	}
 	d.done = true
-	if old != "" {
-		os.RemoveAll(old)
-	}
 	return nil
 }
 
@@ -102,7 +112,8 @@ func (d *Dir) Abort() {
 }
 
 // CleanStale removes the temporary (OUT.tmp-*) and set-aside (OUT.old-*) directories of earlier builds
-// of out whose owning process no longer runs, and returns how many it removed.
+// of out whose owning process no longer runs (a set-aside directory goes back to out when out is
+// missing), and returns how many it handled.
 func CleanStale(out string) int {
 	out = filepath.Clean(out)
 	entries, err := os.ReadDir(filepath.Dir(out))
@@ -125,6 +136,14 @@ func CleanStale(out string) int {
 		case strings.HasPrefix(name, base+".old-"):
 			pid, err := strconv.Atoi(strings.TrimPrefix(name, base+".old-"))
 			if err == nil && alive(pid) {
+				continue
+			}
+			if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+				// A build died between moving the old directory aside and moving the new one in:
+				// the old one is the last complete directory, so it goes back.
+				if os.Rename(p, out) == nil {
+					n++
+				}
 				continue
 			}
 		default:

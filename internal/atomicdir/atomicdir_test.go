@@ -87,3 +87,21 @@ func TestCleanStale(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanStaleRestoresSetAside: a build that died between moving the old directory aside and
+// moving the new one in (the fallback path) left no OUT; the next build moves the old one back.
+func TestCleanStaleRestoresSetAside(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "idx")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` to get a dead pid:", err)
+	}
+	aside := filepath.Join(root, "idx.old-"+strconv.Itoa(cmd.Process.Pid))
+	os.MkdirAll(aside, 0o755)
+	os.WriteFile(filepath.Join(aside, "a"), []byte("old"), 0o644)
+	CleanStale(out)
+	if b, err := os.ReadFile(filepath.Join(out, "a")); err != nil || string(b) != "old" {
+		t.Fatalf("the set-aside index was not restored: %q %v", b, err)
+	}
+}

@@ -287,3 +287,33 @@ func CombSum(lists []List, norm Normalizer, weights map[Key]float64) ([]Candidat
 	sortCandidates(out)
 	return out, nil
 }
+
+// WeightedRRF is reciprocal rank fusion with a fixed weight per list: score(d) = Σ over lists
+// containing d of w(list)/(k + rank). A missing weight counts as 1; k ≤ 0 means DefaultRRFK. With all
+// weights 1 it equals RRF.
+func WeightedRRF(lists []List, k float64, weights map[Key]float64) []Candidate {
+	if k <= 0 {
+		k = DefaultRRFK
+	}
+	score := map[string]float64{}
+	for _, l := range lists {
+		w := 1.0
+		if x, ok := weights[l.Key]; ok {
+			w = x
+		}
+		seen := map[string]bool{}
+		for r, c := range l.Candidates {
+			if seen[c.ID] {
+				continue
+			}
+			seen[c.ID] = true
+			score[c.ID] += w / (k + float64(r+1))
+		}
+	}
+	out := make([]Candidate, 0, len(score))
+	for id, s := range score {
+		out = append(out, Candidate{id, s})
+	}
+	sortCandidates(out)
+	return out
+}

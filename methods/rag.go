@@ -1,0 +1,172 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/retrieval"
+	"github.com/ragbench/ragbench/harness/retrieval/fusion"
+)
+
+// UMG-RAG's baselines, one generation over a retrieved context each:
+//   - "standard-rag": one retriever (default "dense@8": dense search over 8-sentence units, which on
+//     passage corpora are the passages themselves), its top K (default 5);
+//   - "hybrid": a sparse and a dense retriever (default "bm25@8" and "dense@8"), each its top Depth,
+//     fused by reciprocal rank fusion with fixed weights (default 1 and 1, k = 60), top K;
+//   - "longrag": long units (default "dense@32": 32-sentence units; name a whole-document index for
+//     the document variant), top K.
+//
+// Retriever names are keys of Env.Retrievers; "" is Env.Retriever. Trace events: "retrieve" (one per
+// retriever: Query the question, IDs its hits), "fused" (hybrid: one item per unit, value its RRF
+// score, in fused order, at most TraceDepth), "select" (IDs the context), "generate".
+
+// RAGConfig are the settings of the baselines.
+type RAGConfig struct {
+	// Retrievers name the retrievers (see above); several are fused by weighted RRF.
+	Retrievers []string `json:"retrievers"`
+	// RRFWeights are the fixed weights of the retrievers in the fusion (default all 1).
+	RRFWeights []float64 `json:"rrf_weights"`
+	// RRFK is the RRF constant (default 60).
+	RRFK float64 `json:"rrf_k"`
+	// Depth is the number of hits each retriever gives the fusion (default 100).
+	Depth int `json:"depth"`
+	// TopK is the number of units in the context (default 5).
+	TopK int `json:"top_k"`
+	// TraceDepth is the number of fused units shown in the "fused" event (default 20).
+	TraceDepth int `json:"trace_depth"`
+	// MaxTokens bounds the generation (default 128).
+	MaxTokens int `json:"max_tokens"`
+	FinishOptions
+}
+
+// RAG is a baseline ("standard-rag", "hybrid", "longrag").
+type RAG struct {
+	name string
+	cfg  RAGConfig
+}
+
+// NewRAG builds the baseline called name from settings (nil: the defaults).
+func NewRAG(name string, settings map[string]any) (*RAG, error) {
+	c := RAGConfig{RRFK: fusion.DefaultRRFK, Depth: fusion.DefaultDepth, TopK: 5, TraceDepth: 20, MaxTokens: 128, FinishOptions: DefaultFinish}
+	switch name {
+	case "standard-rag":
+		c.Retrievers = []string{"dense@8"}
+	case "hybrid":
+		c.Retrievers = []string{"bm25@8", "dense@8"}
+	case "longrag":
+		c.Retrievers = []string{"dense@32"}
+	default:
+		return nil, fmt.Errorf("no baseline %q (have standard-rag, hybrid, longrag)", name)
+	}
+	if err := DecodeSettings(settings, &c); err != nil {
+		return nil, err
+	}
+	if len(c.Retrievers) == 0 {
+		return nil, fmt.Errorf("retrievers must not be empty")
+	}
+	if c.RRFWeights == nil {
+		c.RRFWeights = make([]float64, len(c.Retrievers))
+		for i := range c.RRFWeights {
+			c.RRFWeights[i] = 1
+		}
+	}
+	if len(c.RRFWeights) != len(c.Retrievers) {
+		return nil, fmt.Errorf("rrf_weights has %d weights for %d retrievers", len(c.RRFWeights), len(c.Retrievers))
+	}
+	for i, w := range c.RRFWeights {
+		if !(w >= 0) {
+			return nil, fmt.Errorf("rrf_weights[%d] = %v: want a weight ≥ 0", i, w)
+		}
+	}
+	if c.TopK < 1 || c.Depth < c.TopK || c.MaxTokens < 1 || c.TraceDepth < 0 || !(c.RRFK > 0) {
+		return nil, fmt.Errorf("top_k %d, depth %d, max_tokens %d, trace_depth %d, rrf_k %v: want top_k ≥ 1, depth ≥ top_k, max_tokens ≥ 1, trace_depth ≥ 0, rrf_k > 0",
+			c.TopK, c.Depth, c.MaxTokens, c.TraceDepth, c.RRFK)
+	}
+	return &RAG{name: name, cfg: c}, nil
+}
+
+func init() {
+	for _, n := range []string{"standard-rag", "hybrid", "longrag"} {
+		Register(n, func(s map[string]any) (Method, error) { return NewRAG(n, s) })
+	}
+}
+
+// Name implements Method.
+func (m *RAG) Name() string { return m.name }
+
+// Settings implements Configured.
+func (m *RAG) Settings() any { return m.cfg }
+
+// K implements Contexter.
+func (m *RAG) K() int { return m.cfg.TopK }
+
+// Context implements Contexter.
+func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextUnit, []Event, error) {
+	if err := needRetrievers(m.name, env, m.cfg.Retrievers); err != nil {
+		return nil, nil, err
+	}
+	single := len(m.cfg.Retrievers) == 1
+	k := m.cfg.Depth
+	if single {
+		k = m.cfg.TopK
+	}
+	var trace []Event
+	var lists []fusion.List
+	weights := map[fusion.Key]float64{}
+	hitOf := map[string]retrieval.Hit{}
+	for i, name := range m.cfg.Retrievers {
+		r := env.Retriever
+		if name != "" {
+			r = env.Retrievers[name]
+		}
+		hits, err := r.Retrieve(ctx, question, k)
+		if err != nil {
+			return nil, trace, fmt.Errorf("method %s: retriever %s: %w", m.name, name, err)
+		}
+		ev := Event{Kind: "retrieve", Query: question, Decision: name}
+		for _, h := range hits {
+			ev.IDs = append(ev.IDs, h.ID)
+			if _, ok := hitOf[h.ID]; !ok {
+				hitOf[h.ID] = h
+			}
+		}
+		trace = append(trace, ev)
+		// Keys are the retriever's position, so that two retrievers of one name stay apart.
+		key := fusion.Key{Expert: strconv.Itoa(i) + ":" + name}
+		lists = append(lists, fusion.FromHits(key, hits, k))
+		weights[key] = m.cfg.RRFWeights[i]
+	}
+	var ranked []fusion.Candidate
+	if single {
+		ranked = lists[0].Candidates
+	} else {
+		ranked = fusion.WeightedRRF(lists, m.cfg.RRFK, weights)
+		ev := Event{Kind: "fused"}
+		for i, c := range ranked {
+			if i == m.cfg.TraceDepth {
+				break
+			}
+			ev.Items = append(ev.Items, Item{Name: c.ID, Value: c.Score})
+		}
+		trace = append(trace, ev)
+	}
+	if len(ranked) > m.cfg.TopK {
+		ranked = ranked[:m.cfg.TopK]
+	}
+	out := make([]ContextUnit, len(ranked))
+	ev := Event{Kind: "select"}
+	for i, c := range ranked {
+		h := hitOf[c.ID]
+		out[i] = ContextUnit{ID: c.ID, Title: h.Title, Text: h.Text, Score: c.Score}
+		ev.IDs = append(ev.IDs, c.ID)
+	}
+	trace = append(trace, ev)
+	return out, trace, nil
+}
+
+// Answer implements Method.
+func (m *RAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
+	return answerWithContext(ctx, m, env, ex, m.cfg.MaxTokens, m.cfg.FinishOptions)
+}
