@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -20,6 +22,97 @@ var reportCSS string
 
 //go:embed assets/report.js
 var reportJS string
+
+// DefaultRecordBudget is the most bytes the embedded records take in the HTML page by default
+// (9 MiB, so that the page stays under 10 MB; see Options.RecordBudget). Records are shortened,
+// step by step, until they fit: see shortened.
+const DefaultRecordBudget = 9 << 20
+
+// maxShorten is the last shortening level.
+const maxShorten = 3
+
+// shortened returns the JSON of a record for the page at a shortening level, with "_src" (its file
+// and line) and, above level 0, "_cut" (the level):
+//
+//	0: the record as written;
+//	1: every trace event keeps at most 8 items and 5 ids, texts and queries at most 200 characters;
+//	   each retrieval at most 5 ids; the raw output at most 1,000 characters;
+//	2: trace events keep round, kind, decision, reason and threshold only; retrievals their queries
+//	   only; the raw output at most 300 characters;
+//	3: no trace, no retrievals, no raw output.
+//
+// Scores, counters, signals, the question, gold answers and prediction are always kept.
+func shortened(raw []byte, rec *methods.Record, level int, src string) ([]byte, error) {
+	if level == 0 && raw != nil {
+		if src == "" {
+			return raw, nil
+		}
+		q, _ := json.Marshal(src)
+		out := make([]byte, 0, len(raw)+len(q)+10)
+		out = append(out, `{"_src":`...)
+		out = append(out, q...)
+		if len(raw) > 2 {
+			out = append(out, ',')
+		}
+		return append(out, raw[1:]...), nil
+	}
+	var full methods.Record
+	if raw != nil {
+		if err := jsonv2.Unmarshal(raw, &full); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+	} else {
+		full = *rec
+	}
+	cut := func(s string, n int) string {
+		if r := []rune(s); len(r) > n {
+			return string(r[:n]) + "…"
+		}
+		return s
+	}
+	switch {
+	case level >= 3:
+		full.Trace, full.Retrieved, full.Raw = nil, nil, ""
+	case level == 2:
+		for i, e := range full.Trace {
+			full.Trace[i] = methods.Event{Round: e.Round, Kind: e.Kind, Decision: e.Decision, Reason: cut(e.Reason, 200), Threshold: e.Threshold}
+		}
+		for i := range full.Retrieved {
+			full.Retrieved[i].IDs = nil
+		}
+		full.Raw = cut(full.Raw, 300)
+	case level == 1:
+		for i := range full.Trace {
+			e := &full.Trace[i]
+			if len(e.Items) > 8 {
+				more := len(e.Items) - 8
+				e.Items = append(e.Items[:8:8], methods.Item{Name: fmt.Sprintf("… %d more", more)})
+			}
+			if len(e.IDs) > 5 {
+				e.IDs = append(e.IDs[:5:5], fmt.Sprintf("… %d more", len(e.IDs)-5))
+			}
+			e.Text, e.Query, e.Reason = cut(e.Text, 200), cut(e.Query, 200), cut(e.Reason, 200)
+		}
+		for i := range full.Retrieved {
+			if ids := full.Retrieved[i].IDs; len(ids) > 5 {
+				full.Retrieved[i].IDs = append(ids[:5:5], fmt.Sprintf("… %d more", len(ids)-5))
+			}
+		}
+		full.Raw = cut(full.Raw, 1000)
+	}
+	type page struct {
+		Src string `json:"_src,omitempty"`
+		Cut int    `json:"_cut,omitempty"`
+		methods.Record
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(page{src, level, full}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(out.Bytes()), nil
+}
 
 // ChunkSize is the number of records per compressed chunk of the HTML report's record browser.
 const ChunkSize = 1000
@@ -93,6 +186,7 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		row int
 		rec *methods.Record
 		raw []byte
+		src string
 	}
 	idx := htmlIndex{Chunk: ChunkSize}
 	rowIdx := map[string]int{}
@@ -116,10 +210,14 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		for _, c := range r.cell[g] {
 			for i := range c.Records {
 				var raw []byte
+				src := ""
 				if i < len(c.Raw) {
 					raw = c.Raw[i]
 				}
-				refs = append(refs, ref{gi, rowIdx[c.Row], &c.Records[i], raw})
+				if i < len(c.Lines) && c.Path != "" {
+					src = fmt.Sprintf("%s:%d", c.Path, c.Lines[i])
+				}
+				refs = append(refs, ref{gi, rowIdx[c.Row], &c.Records[i], raw, src})
 			}
 		}
 	}
@@ -192,36 +290,76 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		return err
 	}
 	fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-index\">%s</script>\n", ix)
+	budget := r.opts.RecordBudget
+	if budget <= 0 {
+		budget = DefaultRecordBudget
+	}
 	nchunks := (len(refs) + ChunkSize - 1) / ChunkSize
-	encoded := make([]string, nchunks)
-	errs := make([]error, nchunks)
-	parallel(nchunks, func(i int) {
+	encode := func(i, level int) (string, error) {
 		end := min((i+1)*ChunkSize, len(refs))
-		// A chunk is a JSON array of the records' lines as read (a record built in memory,
-		// without a line, is encoded).
 		var raw bytes.Buffer
 		raw.WriteByte('[')
 		for j, x := range refs[i*ChunkSize : end] {
 			if j > 0 {
 				raw.WriteByte(',')
 			}
-			line := x.raw
-			if line == nil {
-				var err error
-				if line, err = json.Marshal(x.rec); err != nil {
-					errs[i] = err
-					return
-				}
+			line, err := shortened(x.raw, x.rec, level, x.src)
+			if err != nil {
+				return "", err
 			}
 			raw.Write(line)
 		}
 		raw.WriteByte(']')
-		encoded[i], errs[i] = gzipB64Raw(raw.Bytes())
-	})
-	for i, s := range encoded {
-		if errs[i] != nil {
-			return errs[i]
+		return gzipB64Raw(raw.Bytes())
+	}
+	encodeAll := func(level int, which []int) ([]string, int, error) {
+		out := make([]string, len(which))
+		errs := make([]error, len(which))
+		parallel(len(which), func(k int) { out[k], errs[k] = encode(which[k], level) })
+		total := 0
+		for k := range out {
+			if errs[k] != nil {
+				return nil, 0, errs[k]
+			}
+			total += len(out[k])
 		}
+		return out, total, nil
+	}
+	all := make([]int, nchunks)
+	for i := range all {
+		all[i] = i
+	}
+	// The records are shortened only as far as the budget needs: each level's size is estimated
+	// from a sample of the chunks, and the chosen level is checked on all of them.
+	var encoded []string
+	level := 0
+	for ; level <= maxShorten; level++ {
+		if level < maxShorten && nchunks > 16 {
+			var sample []int
+			for i := 0; i < nchunks; i += nchunks / 8 {
+				sample = append(sample, i)
+			}
+			_, size, err := encodeAll(level, sample)
+			if err != nil {
+				return err
+			}
+			if size*nchunks/len(sample) > budget {
+				continue
+			}
+		}
+		var size int
+		var err error
+		if encoded, size, err = encodeAll(level, all); err != nil {
+			return err
+		}
+		if size <= budget || level == maxShorten {
+			break
+		}
+	}
+	if level > 0 {
+		fmt.Fprintf(&b, "<script>window.rbShortened = %d;</script>\n", level)
+	}
+	for i, s := range encoded {
 		fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-chunk-%d\">%s</script>\n", i, s)
 	}
 	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", reportJS)

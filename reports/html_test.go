@@ -16,9 +16,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-func writeFixtureHTML(t *testing.T) string {
+func writeFixtureHTML(t *testing.T, opts Options) string {
 	t.Helper()
-	r := fixtureReport(t, Options{Baseline: "sr-rag"})
+	r := fixtureReport(t, opts)
 	figs, err := r.Figures()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,8 @@ func browser(t *testing.T) string {
 // the visible rows, and a record's trace opens.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := browser(t)
-	page := writeFixtureHTML(t)
+	page := writeFixtureHTML(t, Options{Baseline: "sr-rag"})
+	short := writeFixtureHTML(t, Options{RecordBudget: 1})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.Flag("headless", true),
@@ -214,6 +215,27 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Errorf("trace view lacks %q:\n%s", want, detail)
 		}
 	}
+
+	// A page whose records were shortened says so, and its trace view names the full record.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate("file://"+short),
+		chromedp.WaitReady(chromedp.CSS(`body[data-ready="1"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#shortened`)),
+		chromedp.Click(chromedp.CSS(`#rec-body tr:first-child button.trace-btn`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail table.trace`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	detail, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("detail").innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Shortened", "level 3 of 3", "testdata/runs/"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("shortened page's trace view lacks %q:\n%s", want, detail)
+		}
+	}
+
 	time.Sleep(200 * time.Millisecond)
 	cancel3()
 	<-done

@@ -27,6 +27,9 @@ type Options struct {
 	// Prices, when configured, add money per question to the cost table (default: the first run's
 	// config.yaml prices).
 	Prices Prices
+	// RecordBudget caps the bytes of the records embedded in the HTML page (default
+	// DefaultRecordBudget); records are shortened to fit.
+	RecordBudget int
 }
 
 // GroupKey is a column group of the grouped tables: one generator on one dataset.

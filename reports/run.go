@@ -52,6 +52,9 @@ type Cell struct {
 	// HTML report). Timings are by record id.
 	Records []methods.Record
 	Raw     [][]byte
+	// Path is the records file; Lines the line number of each record in it.
+	Path    string
+	Lines   []int
 	Timings map[string]methods.Timing
 
 	scoresOnce sync.Once
@@ -239,7 +242,7 @@ func readConfig(path string) (label string, prices Prices, err error) {
 
 func loadCell(path, dataset string) (*Cell, []string, error) {
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	c := &Cell{Dataset: dataset, Name: base, Timings: map[string]methods.Timing{}}
+	c := &Cell{Dataset: dataset, Name: base, Path: path, Timings: map[string]methods.Timing{}}
 	var warns []string
 	seen := map[string]int{}
 	err := eachLine(path, func(line int, b []byte) error {
@@ -264,6 +267,7 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 		}
 		c.Records = append(c.Records, rec)
 		c.Raw = append(c.Raw, bytes.Clone(b))
+		c.Lines = append(c.Lines, line)
 		return nil
 	})
 	if err != nil {

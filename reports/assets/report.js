@@ -120,6 +120,8 @@
     add("Counters", kv(r.counters));
     add("Signals", kv(r.signals));
     if (r.error) add("Error", r.error);
+    if (r._src) add("Record", r._src);
+    if (r._cut) add("Shortened", "this page shows the record shortened (level " + r._cut + " of 3) to stay small; the full record is in " + (r._src || "its run's records file"));
     d.append(dl, el("h4", "Raw output"), el("pre", r.raw_output));
     d.append(el("h4", "Retrievals"));
     const rl = el("ol");
@@ -160,6 +162,11 @@
     $("f-id").addEventListener("input", applyFilters);
     $("prev").addEventListener("click", () => { page--; render(); });
     $("next").addEventListener("click", () => { page++; render(); });
+    if (window.rbShortened) {
+      const p = el("p", "The records are shortened in this page (level " + window.rbShortened + " of 3: traces, retrievals and raw outputs cut) to keep it small; each record names the file and line of its full version.", "note");
+      p.id = "shortened";
+      $("count").before(p);
+    }
     await applyFilters();
     document.body.dataset.ready = "1";
   }
