@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"io"
 	"sort"
@@ -181,73 +182,53 @@ func correctOf(r *methods.Record) int {
 // base64 JSON chunks that the page decodes (DecompressionStream) only when it shows them; nothing
 // is fetched from the network.
 func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
-	type ref struct {
-		g   int
-		row int
-		rec *methods.Record
-		raw []byte
-		src string
+	refs := r.htmlRefs()
+	budget := r.opts.RecordBudget
+	if budget <= 0 {
+		budget = DefaultRecordBudget
 	}
-	idx := htmlIndex{Chunk: ChunkSize}
-	rowIdx := map[string]int{}
-	for i, n := range r.rows {
-		rowIdx[n] = i
+	total := len(refs)
+	encoded, level, err := encodeWithin(refs, budget)
+	if err != nil {
+		return err
 	}
-	idx.Cells = r.rows
-	dsIdx, genIdx := map[string]int{}, map[string]int{}
-	for _, g := range r.Groups {
-		if _, ok := dsIdx[g.Dataset]; !ok {
-			dsIdx[g.Dataset] = len(idx.Datasets)
-			idx.Datasets = append(idx.Datasets, g.Dataset)
-		}
-		if _, ok := genIdx[g.Generator]; !ok {
-			genIdx[g.Generator] = len(idx.Gens)
-			idx.Gens = append(idx.Gens, g.Generator)
-		}
-	}
-	var refs []ref
-	for gi, g := range r.Groups {
-		for _, c := range r.cell[g] {
-			for i := range c.Records {
-				var raw []byte
-				src := ""
-				if i < len(c.Raw) {
-					raw = c.Raw[i]
+	// Still too big with everything shortened: keep the records of a deterministic sample of the
+	// questions (every cell's answer to a kept question stays), as large as fits.
+	questions := 0
+	kept := 0
+	if size := sizeOf(encoded); size > budget {
+		keys := questionKeys(r, refs)
+		questions = len(keys)
+		frac := float64(budget) / float64(size)
+		for frac > 0 {
+			cut := uint64(frac * 0.95 * float64(^uint64(0)))
+			var sample []htmlRef
+			kept = 0
+			for _, k := range keys {
+				if k.hash <= cut {
+					kept++
 				}
-				if i < len(c.Lines) && c.Path != "" {
-					src = fmt.Sprintf("%s:%d", c.Path, c.Lines[i])
-				}
-				refs = append(refs, ref{gi, rowIdx[c.Row], &c.Records[i], raw, src})
 			}
+			for _, x := range refs {
+				if questionHash(r.Groups[x.g].Dataset, x.rec.ID) <= cut {
+					sample = append(sample, x)
+				}
+			}
+			if encoded, err = encodeAll(sample, maxShorten); err != nil {
+				return err
+			}
+			if sizeOf(encoded) <= budget || len(sample) == 0 {
+				refs = sample
+				break
+			}
+			frac *= 0.8
 		}
 	}
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i], refs[j]
-		if a.g != b.g {
-			return a.g < b.g
-		}
-		if a.rec.ID != b.rec.ID {
-			return a.rec.ID < b.rec.ID
-		}
-		return a.row < b.row
-	})
-	for _, x := range refs {
-		g := r.Groups[x.g]
-		idx.ID = append(idx.ID, x.rec.ID)
-		idx.C = append(idx.C, x.row)
-		idx.D = append(idx.D, dsIdx[g.Dataset])
-		idx.G = append(idx.G, genIdx[g.Generator])
-		idx.E = append(idx.E, correctOf(x.rec))
-		fired := 0
-		if x.rec.Counters.Retrievals > 0 {
-			fired = 1
-		}
-		idx.F = append(idx.F, fired)
-	}
+	idx := r.htmlIndex(refs)
 	var b bytes.Buffer
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>ragbench report: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(r.runNames()), reportCSS)
-	fmt.Fprintf(&b, "<header><h1>ragbench report</h1><p>Runs: %s. Generator: <b>%s</b>. %d records.</p>\n", html.EscapeString(r.runNames()), html.EscapeString(r.generatorsText()), len(refs))
+	fmt.Fprintf(&b, "<header><h1>ragbench report</h1><p>Runs: %s. Generator: <b>%s</b>. %d records.</p>\n", html.EscapeString(r.runNames()), html.EscapeString(r.generatorsText()), total)
 	b.WriteString("<nav><a href=\"#tables\">Tables</a> · <a href=\"#figures\">Figures</a> · <a href=\"#records\">Records</a></nav></header>\n")
 	b.WriteString("<section id=\"tables\"><h2>Tables</h2>\n")
 	for _, t := range r.Tables {
@@ -279,7 +260,11 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 <label>Retrieval <select id="f-fired"><option value="">all</option><option value="1">fired</option><option value="0">did not fire</option></select></label>
 <label>Id <input id="f-id" type="search" placeholder="question id"></label>
 </div>
-<p id="count">loading…</p>
+`)
+	if questions > 0 {
+		fmt.Fprintf(&b, "<p class=\"note\" id=\"sampled\">This page holds the records of %d of the %d questions (a fixed sample by question id, every method's answer to each; %d of %d records) to stay small; the tables and figures use all records.</p>\n", kept, questions, len(refs), total)
+	}
+	b.WriteString(`<p id="count">loading…</p>
 <div id="pager"><button id="prev">‹ previous</button> <span id="page"></span> <button id="next">next ›</button></div>
 <table id="rec-table" class="tbl"><thead><tr><th>id</th><th>generator</th><th>dataset</th><th>method</th><th>question</th><th>prediction</th><th>gold</th><th>correct</th><th>#Ret</th><th></th></tr></thead><tbody id="rec-body"></tbody></table>
 <div id="detail" hidden></div>
@@ -290,72 +275,6 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 		return err
 	}
 	fmt.Fprintf(&b, "<script type=\"application/gzip+base64\" id=\"rb-index\">%s</script>\n", ix)
-	budget := r.opts.RecordBudget
-	if budget <= 0 {
-		budget = DefaultRecordBudget
-	}
-	nchunks := (len(refs) + ChunkSize - 1) / ChunkSize
-	encode := func(i, level int) (string, error) {
-		end := min((i+1)*ChunkSize, len(refs))
-		var raw bytes.Buffer
-		raw.WriteByte('[')
-		for j, x := range refs[i*ChunkSize : end] {
-			if j > 0 {
-				raw.WriteByte(',')
-			}
-			line, err := shortened(x.raw, x.rec, level, x.src)
-			if err != nil {
-				return "", err
-			}
-			raw.Write(line)
-		}
-		raw.WriteByte(']')
-		return gzipB64Raw(raw.Bytes())
-	}
-	encodeAll := func(level int, which []int) ([]string, int, error) {
-		out := make([]string, len(which))
-		errs := make([]error, len(which))
-		parallel(len(which), func(k int) { out[k], errs[k] = encode(which[k], level) })
-		total := 0
-		for k := range out {
-			if errs[k] != nil {
-				return nil, 0, errs[k]
-			}
-			total += len(out[k])
-		}
-		return out, total, nil
-	}
-	all := make([]int, nchunks)
-	for i := range all {
-		all[i] = i
-	}
-	// The records are shortened only as far as the budget needs: each level's size is estimated
-	// from a sample of the chunks, and the chosen level is checked on all of them.
-	var encoded []string
-	level := 0
-	for ; level <= maxShorten; level++ {
-		if level < maxShorten && nchunks > 16 {
-			var sample []int
-			for i := 0; i < nchunks; i += nchunks / 8 {
-				sample = append(sample, i)
-			}
-			_, size, err := encodeAll(level, sample)
-			if err != nil {
-				return err
-			}
-			if size*nchunks/len(sample) > budget {
-				continue
-			}
-		}
-		var size int
-		var err error
-		if encoded, size, err = encodeAll(level, all); err != nil {
-			return err
-		}
-		if size <= budget || level == maxShorten {
-			break
-		}
-	}
 	if level > 0 {
 		fmt.Fprintf(&b, "<script>window.rbShortened = %d;</script>\n", level)
 	}
@@ -365,4 +284,178 @@ func (r *Report) WriteHTML(w io.Writer, figs []*Figure) error {
 	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", reportJS)
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// htmlRef is one record of the page, with where it came from.
+type htmlRef struct {
+	g, row int
+	rec    *methods.Record
+	raw    []byte
+	src    string
+}
+
+// htmlRefs lists every record of the report in page order: by column group, question id, then row.
+func (r *Report) htmlRefs() []htmlRef {
+	rowIdx := map[string]int{}
+	for i, n := range r.rows {
+		rowIdx[n] = i
+	}
+	var refs []htmlRef
+	for gi, g := range r.Groups {
+		for _, c := range r.cell[g] {
+			for i := range c.Records {
+				x := htmlRef{g: gi, row: rowIdx[c.Row], rec: &c.Records[i]}
+				if i < len(c.Raw) {
+					x.raw = c.Raw[i]
+				}
+				if i < len(c.Lines) && c.Path != "" {
+					x.src = fmt.Sprintf("%s:%d", c.Path, c.Lines[i])
+				}
+				refs = append(refs, x)
+			}
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i], refs[j]
+		if a.g != b.g {
+			return a.g < b.g
+		}
+		if a.rec.ID != b.rec.ID {
+			return a.rec.ID < b.rec.ID
+		}
+		return a.row < b.row
+	})
+	return refs
+}
+
+// htmlIndex builds the browser's index of refs.
+func (r *Report) htmlIndex(refs []htmlRef) htmlIndex {
+	idx := htmlIndex{Chunk: ChunkSize, Cells: r.rows}
+	dsIdx, genIdx := map[string]int{}, map[string]int{}
+	for _, g := range r.Groups {
+		if _, ok := dsIdx[g.Dataset]; !ok {
+			dsIdx[g.Dataset] = len(idx.Datasets)
+			idx.Datasets = append(idx.Datasets, g.Dataset)
+		}
+		if _, ok := genIdx[g.Generator]; !ok {
+			genIdx[g.Generator] = len(idx.Gens)
+			idx.Gens = append(idx.Gens, g.Generator)
+		}
+	}
+	for _, x := range refs {
+		g := r.Groups[x.g]
+		idx.ID = append(idx.ID, x.rec.ID)
+		idx.C = append(idx.C, x.row)
+		idx.D = append(idx.D, dsIdx[g.Dataset])
+		idx.G = append(idx.G, genIdx[g.Generator])
+		idx.E = append(idx.E, correctOf(x.rec))
+		fired := 0
+		if x.rec.Counters.Retrievals > 0 {
+			fired = 1
+		}
+		idx.F = append(idx.F, fired)
+	}
+	return idx
+}
+
+type questionKey struct {
+	dataset, id string
+	hash        uint64
+}
+
+// questionKeys returns the distinct (dataset, question id) pairs of refs with their hashes.
+func questionKeys(r *Report, refs []htmlRef) []questionKey {
+	seen := map[[2]string]bool{}
+	var out []questionKey
+	for _, x := range refs {
+		k := [2]string{r.Groups[x.g].Dataset, x.rec.ID}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, questionKey{k[0], k[1], questionHash(k[0], k[1])})
+		}
+	}
+	return out
+}
+
+// questionHash decides which questions a sampled page keeps: FNV-1a of the dataset and id, mixed
+// with the SplitMix64 finaliser so that similar ids spread over the whole range.
+func questionHash(dataset, id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(dataset))
+	h.Write([]byte{0})
+	h.Write([]byte(id))
+	z := h.Sum64()
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func sizeOf(chunks []string) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// encodeAll encodes refs as chunks at a shortening level, chunks in parallel.
+func encodeAll(refs []htmlRef, level int) ([]string, error) {
+	n := (len(refs) + ChunkSize - 1) / ChunkSize
+	out := make([]string, n)
+	errs := make([]error, n)
+	parallel(n, func(i int) { out[i], errs[i] = encodeChunk(refs, i, level) })
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func encodeChunk(refs []htmlRef, i, level int) (string, error) {
+	end := min((i+1)*ChunkSize, len(refs))
+	var raw bytes.Buffer
+	raw.WriteByte('[')
+	for j, x := range refs[i*ChunkSize : end] {
+		if j > 0 {
+			raw.WriteByte(',')
+		}
+		line, err := shortened(x.raw, x.rec, level, x.src)
+		if err != nil {
+			return "", err
+		}
+		raw.Write(line)
+	}
+	raw.WriteByte(']')
+	return gzipB64Raw(raw.Bytes())
+}
+
+// encodeWithin encodes refs at the first shortening level whose size fits budget (the last level
+// when none does). A level's size is first estimated from a sample of the chunks, so that levels
+// that cannot fit are not encoded whole.
+func encodeWithin(refs []htmlRef, budget int) ([]string, int, error) {
+	n := (len(refs) + ChunkSize - 1) / ChunkSize
+	for level := 0; ; level++ {
+		if level < maxShorten && n > 16 {
+			size, sampled := 0, 0
+			for i := 0; i < n; i += n / 8 {
+				s, err := encodeChunk(refs, i, level)
+				if err != nil {
+					return nil, 0, err
+				}
+				size += len(s)
+				sampled++
+			}
+			if size*n/sampled > budget {
+				continue
+			}
+		}
+		out, err := encodeAll(refs, level)
+		if err != nil {
+			return nil, 0, err
+		}
+		if sizeOf(out) <= budget || level == maxShorten {
+			return out, level, nil
+		}
+	}
 }

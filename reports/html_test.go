@@ -67,7 +67,7 @@ func browser(t *testing.T) string {
 func TestHTMLInBrowser(t *testing.T) {
 	bin := browser(t)
 	page := writeFixtureHTML(t, Options{Baseline: "sr-rag"})
-	short := writeFixtureHTML(t, Options{RecordBudget: 1})
+	short := writeFixtureHTML(t, Options{RecordBudget: fixtureLevelSizes(t, fixtureReport(t, Options{}))[3]})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.Flag("headless", true),

@@ -70,52 +70,84 @@ func TestShortened(t *testing.T) {
 	}
 }
 
-// TestHTMLBudget checks that the page's records are shortened as far as the budget needs.
+// fixtureLevelSizes returns the size of the fixture's records in the page at each shortening level.
+func fixtureLevelSizes(t *testing.T, r *Report) []int {
+	t.Helper()
+	refs := r.htmlRefs()
+	var sizes []int
+	for level := 0; level <= maxShorten; level++ {
+		enc, err := encodeAll(refs, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, sizeOf(enc))
+	}
+	return sizes
+}
+
+// TestHTMLBudget checks that the page's records are shortened, then sampled, only as far as the
+// budget needs.
 func TestHTMLBudget(t *testing.T) {
 	chunks := regexp.MustCompile(`id="rb-chunk-\d+">([^<]*)<`)
-	level := regexp.MustCompile(`window.rbShortened = (\d)`)
-	sizes := map[int]int{}
-	for _, c := range []struct {
-		budget, want int
-		why          string
+	levelRE := regexp.MustCompile(`window.rbShortened = (\d)`)
+	sampledRE := regexp.MustCompile(`id="sampled">This page holds the records of (\d+) of the (\d+) questions`)
+	sizes := fixtureLevelSizes(t, fixtureReport(t, Options{}))
+	if !(sizes[2] < sizes[0] && sizes[3] < sizes[2]) {
+		t.Fatalf("level sizes %v: levels 2 and 3 should shrink the fixture", sizes)
+	}
+	// want is the first level that fits, or the last one and a sample.
+	want := func(budget int) (int, bool) {
+		for l, s := range sizes {
+			if s <= budget {
+				return l, false
+			}
+		}
+		return maxShorten, true
+	}
+	type tc struct {
+		budget, level int
+		sampled       bool
+		why           string
+	}
+	cases := []tc{{0, 0, false, "the fixture fits the default budget whole"}}
+	for _, b := range []struct {
+		budget int
+		why    string
 	}{
-		{0, 0, "the fixture fits the default budget whole"},
-		{1, 3, "nothing fits one byte: the last level"},
+		{sizes[0], "exactly the whole size"},
+		{sizes[0] - 1, "one byte less"},
+		{sizes[2], "level 2's size"},
+		{sizes[3], "level 3's size"},
+		{sizes[3] * 2 / 3, "below level 3: a sample of the questions"},
+		{1, "nothing fits: an empty sample"},
 	} {
+		l, s := want(b.budget)
+		cases = append(cases, tc{b.budget, l, s, b.why})
+	}
+	for _, c := range cases {
 		r := fixtureReport(t, Options{RecordBudget: c.budget})
 		var b bytes.Buffer
 		if err := r.WriteHTML(&b, nil); err != nil {
 			t.Fatal(err)
 		}
-		got := 0
-		if m := level.FindSubmatch(b.Bytes()); m != nil {
-			got = int(m[1][0] - '0')
-		}
-		if got != c.want {
-			t.Errorf("budget %d: level %d, want %d (%s)", c.budget, got, c.want, c.why)
+		level := 0
+		if m := levelRE.FindSubmatch(b.Bytes()); m != nil {
+			level = int(m[1][0] - '0')
 		}
 		total := 0
 		for _, m := range chunks.FindAllSubmatch(b.Bytes(), -1) {
 			total += len(m[1])
 		}
-		sizes[got] = total
-	}
-	// A budget between the two sizes picks a level in between, and fits it.
-	mid := (sizes[0] + sizes[3]) / 2
-	r := fixtureReport(t, Options{RecordBudget: mid})
-	var b bytes.Buffer
-	if err := r.WriteHTML(&b, nil); err != nil {
-		t.Fatal(err)
-	}
-	m := level.FindSubmatch(b.Bytes())
-	if m == nil || m[1][0] == '0' || m[1][0] == '3' {
-		t.Fatalf("budget %d (between %d and %d): level %s, want 1 or 2", mid, sizes[3], sizes[0], m)
-	}
-	total := 0
-	for _, m := range chunks.FindAllSubmatch(b.Bytes(), -1) {
-		total += len(m[1])
-	}
-	if total > mid {
-		t.Errorf("records take %d bytes, over the budget %d", total, mid)
+		sampled := sampledRE.FindSubmatch(b.Bytes())
+		if level != c.level || (sampled != nil) != c.sampled {
+			t.Errorf("budget %d: level %d, sampled %v; want %d, %v (%s)", c.budget, level, sampled != nil, c.level, c.sampled, c.why)
+		}
+		budget := c.budget
+		if budget == 0 {
+			budget = DefaultRecordBudget
+		}
+		if total > budget {
+			t.Errorf("budget %d: the records take %d bytes", c.budget, total)
+		}
 	}
 }
