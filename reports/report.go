@@ -66,9 +66,20 @@ func ShortGenerator(g string) string {
 	return g
 }
 
+// ModelName is the short name of a generator for column headers: the label without the server
+// and without an organisation prefix ("allenai/OLMo-2-1124-7B-Instruct at http://..." →
+// "OLMo-2-1124-7B-Instruct"). Notes and titles carry the full label.
+func ModelName(g string) string {
+	g = ShortGenerator(g)
+	if i := strings.LastIndexByte(g, '/'); i >= 0 && i+1 < len(g) {
+		return g[i+1:]
+	}
+	return g
+}
+
 func groupLabel(g GroupKey, multiGen bool) string {
 	if multiGen {
-		return ShortGenerator(g.Generator) + " · " + g.Dataset
+		return ModelName(g.Generator) + " · " + g.Dataset
 	}
 	return g.Dataset
 }

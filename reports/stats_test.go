@@ -122,7 +122,7 @@ func TestModelSweepRun(t *testing.T) {
 	for _, g := range main.Groups {
 		groups = append(groups, g.Label)
 	}
-	want := "Qwen/Qwen2.5-32B-Instruct · hotpotqa,allenai/OLMo-2-1124-7B-Instruct · hotpotqa"
+	want := "Qwen2.5-32B-Instruct · hotpotqa,OLMo-2-1124-7B-Instruct · hotpotqa"
 	if strings.Join(groups, ",") != want {
 		t.Errorf("groups %v, want %s (one per model, labelled by the records' generator)", groups, want)
 	}

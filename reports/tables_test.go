@@ -86,7 +86,7 @@ func TestGoldenPaper(t *testing.T) {
 			continue
 		}
 		for i, c := range main.Columns {
-			if c.Key == "em_paper" && strings.HasPrefix(groupOfColumn(main, i), "allenai/OLMo") {
+			if c.Key == "em_paper" && strings.HasPrefix(groupOfColumn(main, i), "OLMo-2-1124") {
 				found = true
 				if row.Values[i].V == nil || *row.Values[i].V != 32.7 {
 					t.Errorf("OLMo-2-7B quco EM paper value %v, want 32.7 (QuCo-RAG Table 1)", row.Values[i].V)
