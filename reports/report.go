@@ -149,11 +149,16 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 		if b == nil {
 			continue
 		}
+		// The tables show p for EM and F1 on QA datasets and for accuracy on PubMedQA.
+		keys := []string{"em", "f1"}
+		if isPubMed(g) {
+			keys = []string{r.pubmedAccKey()}
+		}
 		for _, c := range r.cell[g] {
 			if c == b {
 				continue
 			}
-			for _, k := range pKeys {
+			for _, k := range keys {
 				if _, ok := r.Summary.Get(c, k); ok {
 					pairs = append(pairs, pair{c, b, k})
 				}
@@ -345,6 +350,19 @@ func (r *Report) groupsWhere(f func(GroupKey) bool) []GroupKey {
 	return out
 }
 
+// pubmedAccKey is the PubMedQA table's accuracy: label accuracy when some PubMedQA cell has it,
+// else sub-EM accuracy.
+func (r *Report) pubmedAccKey() string {
+	for _, g := range r.groupsWhere(isPubMed) {
+		for _, c := range r.cell[g] {
+			if c.hasScore("label_acc") {
+				return "label_acc"
+			}
+		}
+	}
+	return "acc"
+}
+
 func isPubMed(g GroupKey) bool { return strings.HasPrefix(strings.ToLower(g.Dataset), "pubmedqa") }
 
 func (r *Report) buildTables() {
@@ -359,14 +377,7 @@ func (r *Report) buildTables() {
 		}
 	}
 	if len(pm) > 0 {
-		acc := "acc"
-		for _, g := range pm {
-			for _, c := range r.cell[g] {
-				if _, ok := r.Summary.Get(c, "label_acc"); ok {
-					acc = "label_acc"
-				}
-			}
-		}
+		acc := r.pubmedAccKey()
 		r.Tables = append(r.Tables, r.grouped("pubmedqa", "PubMedQA: accuracy (%), #Ret and #Tok per question", pm, r.rows, []string{acc, "ret", "tok"}, []string{"PubMedQA"}))
 	}
 	if len(qa) > 0 {
