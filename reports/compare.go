@@ -103,6 +103,7 @@ type Flip struct {
 // MismatchError says that two runs cannot be paired; What lists every difference found.
 type MismatchError struct{ What []string }
 
+// Error lists the differences.
 func (e *MismatchError) Error() string {
 	return "the runs cannot be paired: " + strings.Join(e.What, "; ")
 }

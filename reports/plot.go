@@ -311,6 +311,7 @@ func (r *Report) Figures() ([]*Figure, error) {
 // whisker is the legend thumbnail of interval whiskers: a vertical line.
 type whisker struct{ style draw.LineStyle }
 
+// Thumbnail draws the legend entry.
 func (w whisker) Thumbnail(c *draw.Canvas) {
 	x := (c.Min.X + c.Max.X) / 2
 	c.StrokeLine2(w.style, x, c.Min.Y, x, c.Max.Y)

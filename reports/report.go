@@ -37,11 +37,16 @@ type GroupKey struct{ Generator, Dataset string }
 
 // Report is the set of tables built from runs.
 type Report struct {
-	Runs     []*Run
-	Cells    []*Cell
-	Groups   []GroupKey
-	Summary  *Summary
-	Tables   []*Table
+	// Runs are the runs reported; Cells all their cells.
+	Runs  []*Run
+	Cells []*Cell
+	// Groups are the column groups (generator, dataset), sorted.
+	Groups []GroupKey
+	// Summary holds the cells' statistics.
+	Summary *Summary
+	// Tables are the built tables, in report order.
+	Tables []*Table
+	// Warnings are the runs' counted loading problems.
 	Warnings []string
 	opts     Options
 	cell     map[GroupKey]map[string]*Cell
