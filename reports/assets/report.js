@@ -99,7 +99,8 @@
   }
 
   function kv(obj) {
-    return Object.keys(obj || {}).sort().map((k) => k + " = " + obj[k]).join(", ");
+    const fmt = (v) => (typeof v === "number" && !Number.isInteger(v) ? String(+v.toFixed(4)) : String(v));
+    return Object.keys(obj || {}).sort().map((k) => k + " = " + fmt(obj[k])).join(", ");
   }
 
   async function show(k) {
