@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ragbench/ragbench/methods"
 )
@@ -51,6 +52,8 @@ type Report struct {
 	opts     Options
 	cell     map[GroupKey]map[string]*Cell
 	rows     []string
+	freqOnce sync.Once
+	freq     map[string]map[string]float64 // dataset → question id → entity frequency
 }
 
 // pKeys are the metrics the paired test against the baseline applies to.
@@ -355,6 +358,48 @@ func (r *Report) groupsWhere(f func(GroupKey) bool) []GroupKey {
 	return out
 }
 
+// freqKey returns the entity-frequency key for cell c's records: a record's own signal, else the
+// signal another cell recorded for the same question on the same dataset (the first in cell order:
+// group, then row). Entity frequency is a property of the question, so every method can be broken
+// down by it even if only QuCo-RAG measures it.
+func (r *Report) freqKey(c *Cell) func(*methods.Record) (string, bool) {
+	r.freqOnce.Do(func() {
+		r.freq = map[string]map[string]float64{}
+		for _, g := range r.Groups {
+			for _, name := range r.rows {
+				cc := r.cell[g][name]
+				if cc == nil {
+					continue
+				}
+				m := r.freq[cc.Dataset]
+				if m == nil {
+					m = map[string]float64{}
+					r.freq[cc.Dataset] = m
+				}
+				for i := range cc.Records {
+					rec := &cc.Records[i]
+					if f, ok := rec.Signals["entity_freq"]; ok {
+						if _, seen := m[rec.ID]; !seen {
+							m[rec.ID] = f
+						}
+					}
+				}
+			}
+		}
+	})
+	known := r.freq[c.Dataset]
+	return func(rec *methods.Record) (string, bool) {
+		if k, ok := FreqKey(rec); ok {
+			return k, true
+		}
+		f, ok := known[rec.ID]
+		if !ok {
+			return "", false
+		}
+		return FreqBins[FreqBin(f)].Label, true
+	}
+}
+
 // pubmedAccKey is the PubMedQA table's accuracy: label accuracy when some PubMedQA cell has it,
 // else sub-EM accuracy.
 func (r *Report) pubmedAccKey() string {
@@ -400,9 +445,14 @@ func (r *Report) buildTables() {
 		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, keys, []string{"NQ,"}))
 	}
 	r.Tables = append(r.Tables, r.costTable())
-	r.Tables = append(r.Tables, r.breakdown("by_entity_freq", "EM (%) by entity-frequency bin of the question (signals.entity_freq; QuCo-RAG's bins)", FreqKey, freqOrder()))
-	r.Tables = append(r.Tables, r.breakdown("by_type", "EM (%) by question type", TypeKey, nil))
-	r.Tables = append(r.Tables, r.breakdown("by_retrieval", "EM (%) by whether retrieval fired", FiredKey, []string{"retrieved", "no retrieval"}))
+	same := func(k func(*methods.Record) (string, bool)) func(*Cell) func(*methods.Record) (string, bool) {
+		return func(*Cell) func(*methods.Record) (string, bool) { return k }
+	}
+	freq := r.breakdown("by_entity_freq", "EM (%) by entity-frequency bin of the question (signals.entity_freq; QuCo-RAG's bins)", r.freqKey, freqOrder())
+	freq.Notes = append([]string{"A question's entity frequency is its record's signals.entity_freq, or, for a method that does not measure it, the one another cell measured for the same question on the same dataset."}, freq.Notes...)
+	r.Tables = append(r.Tables, freq)
+	r.Tables = append(r.Tables, r.breakdown("by_type", "EM (%) by question type", same(TypeKey), nil))
+	r.Tables = append(r.Tables, r.breakdown("by_retrieval", "EM (%) by whether retrieval fired", same(FiredKey), []string{"retrieved", "no retrieval"}))
 	for _, t := range r.Tables {
 		t.Notes = append(t.Notes, "Generator: "+r.generatorsText()+".")
 	}
@@ -496,7 +546,7 @@ func (r *Report) costTable() *Table {
 	return t
 }
 
-func (r *Report) breakdown(id, title string, key func(*methods.Record) (string, bool), order []string) *Table {
+func (r *Report) breakdown(id, title string, keyOf func(*Cell) func(*methods.Record) (string, bool), order []string) *Table {
 	t := &Table{ID: id, Title: title, Stub: "Dataset · method"}
 	em := Metrics["em"]
 	type rowData struct {
@@ -507,7 +557,7 @@ func (r *Report) breakdown(id, title string, key func(*methods.Record) (string, 
 	present := map[string]bool{}
 	missing := 0
 	r.longRows(func(g GroupKey, c *Cell, label string) {
-		b := BreakdownBy(c, em, key, order)
+		b := BreakdownBy(c, em, keyOf(c), order)
 		if len(b.Keys) == 0 {
 			missing += b.Missing
 			return

@@ -136,3 +136,39 @@ func TestModelSweepRun(t *testing.T) {
 		t.Errorf("cost table's last column %s, want usd (prices from config.yaml)", c.Key)
 	}
 }
+
+// TestFreqFromOtherCells checks that a method without signals.entity_freq is broken down by the
+// frequency another cell measured for the same question.
+func TestFreqFromOtherCells(t *testing.T) {
+	runs := loadFixture(t, "offline")
+	want := map[string]float64{} // hotpotqa id → frequency, from quco
+	var wo *Cell
+	for _, c := range runs[0].Cells {
+		if c.Dataset != "hotpotqa" {
+			continue
+		}
+		switch c.Name {
+		case "quco":
+			for _, r := range c.Records {
+				want[r.ID] = r.Signals["entity_freq"]
+			}
+		case "wo-rag":
+			wo = c
+			for i := range c.Records {
+				delete(c.Records[i].Signals, "entity_freq")
+			}
+		}
+	}
+	r, err := Build(runs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := r.freqKey(wo)
+	for i := range wo.Records {
+		rec := &wo.Records[i]
+		got, ok := key(rec)
+		if wantBin := FreqBins[FreqBin(want[rec.ID])].Label; !ok || got != wantBin {
+			t.Fatalf("%s: bin %q, want %q (quco's measurement of the same question)", rec.ID, got, wantBin)
+		}
+	}
+}
