@@ -17,19 +17,26 @@ type EvalOptions struct {
 	// context size see the whole context.
 	Ks []int
 	// Gold returns an example's gold document ids or titles (nil: unknown, left out of the gold
-	// columns). Default: the titles of its supporting facts (HotpotQA, 2WikiMultihopQA). A context
-	// unit is gold when its document id (from Env.Units) or its title is in the set.
+	// columns). Default DefaultGold. A context unit is gold when its document id (from Env.Units) or
+	// its title is in the set.
 	Gold func(ex datasets.Example) map[string]bool
 }
 
-// SupportingTitles is the default gold: the titles of an example's supporting facts, or nil.
-func SupportingTitles(ex datasets.Example) map[string]bool {
-	if len(ex.SupportingFacts) == 0 {
-		return nil
-	}
+// DefaultGold is the default gold of RetrievalEval: the titles of an example's supporting facts
+// (HotpotQA, 2WikiMultihopQA); for nq_longdoc the title of the question's page (the document id
+// corpus.Pool gives it); otherwise nil (NQ-open's gold passages are not units).
+func DefaultGold(ex datasets.Example) map[string]bool {
 	g := map[string]bool{}
 	for _, sf := range ex.SupportingFacts {
 		g[sf.Title] = true
+	}
+	if ex.Dataset == datasets.LayoutNQLongDoc {
+		for _, c := range ex.Contexts {
+			g[c.Title] = true
+		}
+	}
+	if len(g) == 0 {
+		return nil
 	}
 	return g
 }
@@ -79,7 +86,7 @@ func RetrievalEval(ctx context.Context, m Contexter, env Env, examples []dataset
 		return EvalReport{}, fmt.Errorf("retrieval eval: cut-off %d, want positive cut-offs", ks[0])
 	}
 	if o.Gold == nil {
-		o.Gold = SupportingTitles
+		o.Gold = DefaultGold
 	}
 	rep := EvalReport{Method: m.Name(), Rows: make([]EvalRow, len(ks))}
 	for i, k := range ks {
