@@ -36,8 +36,8 @@ type unitSetup struct {
 }
 
 func (s *unitSetup) env() methods.Env {
-	r := s.bm25.Retrievers()
-	for k, v := range s.dense.Retrievers() {
+	r := s.bm25.Lean()
+	for k, v := range s.dense.Lean() {
 		r[k] = v
 	}
 	return methods.Env{Retrievers: r, Units: s.bm25.Table}

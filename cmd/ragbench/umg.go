@@ -90,8 +90,8 @@ func contextEval(c *cli.Context) error {
 	if err := unitindex.SameUnits(bix.Table, dix.Table); err != nil {
 		return err
 	}
-	env := methods.Env{Retrievers: bix.Retrievers(), Units: bix.Table}
-	for k, r := range dix.Retrievers() {
+	env := methods.Env{Retrievers: bix.Lean(), Units: bix.Table}
+	for k, r := range dix.Lean() {
 		env.Retrievers[k] = r
 	}
 	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})

@@ -8,11 +8,14 @@
 package fusion
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 )
@@ -93,11 +96,11 @@ func keyLess(a, b Key) bool {
 
 // sortCandidates orders best first: higher score, then smaller id.
 func sortCandidates(c []Candidate) {
-	sort.SliceStable(c, func(i, j int) bool {
-		if c[i].Score != c[j].Score {
-			return c[i].Score > c[j].Score
+	slices.SortStableFunc(c, func(a, b Candidate) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return c[i].ID < c[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 
