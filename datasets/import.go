@@ -45,6 +45,9 @@ func Import(ctx context.Context, format string, in io.Reader, inName, out string
 		return 0, fmt.Errorf("import %s: %w", inName, err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		return 0, fmt.Errorf("import %s: %w", inName, err)
+	}
 	n, err := importTo(ctx, format, in, inName, tmp, opts)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -58,11 +61,43 @@ func Import(ctx context.Context, format string, in io.Reader, inName, out string
 	return n, nil
 }
 
+// rowCheck rejects, at import, the rows that loading would reject: an empty question, and an id that
+// an earlier row already has. Rows are numbered from 1 in messages.
+type rowCheck struct {
+	inName string
+	seen   map[string]int
+	row    int
+}
+
+func (c *rowCheck) check(id, question string) error {
+	c.row++
+	if strings.TrimSpace(question) == "" {
+		return fmt.Errorf("import %s: row %d (id %q): field question is empty", c.inName, c.row, id)
+	}
+	if id == "" {
+		return nil
+	}
+	if c.seen == nil {
+		c.seen = map[string]int{}
+	}
+	if first, dup := c.seen[id]; dup {
+		return fmt.Errorf("import %s: row %d: id %q is also the id of row %d; ids must be unique", c.inName, c.row, id, first)
+	}
+	c.seen[id] = c.row
+	return nil
+}
+
 func importTo(ctx context.Context, format string, in io.Reader, inName string, w io.Writer, opts ImportOptions) (int, error) {
+	rc := &rowCheck{inName: inName}
 	switch format {
 	case FormatHotpotQA:
 		pw := newRowWriter[hotpotRow](w)
-		err := parseHotpotQA(ctx, in, inName, pw.add)
+		err := parseHotpotQA(ctx, in, inName, func(r hotpotRow) error {
+			if err := rc.check(r.ID, r.Question); err != nil {
+				return err
+			}
+			return pw.add(r)
+		})
 		return pw.finish(err)
 	case Format2Wiki:
 		var al map[string][]string
@@ -74,6 +109,9 @@ func importTo(ctx context.Context, format string, in io.Reader, inName string, w
 		}
 		pw := newRowWriter[wikiRow](w)
 		err := parse2Wiki(ctx, in, inName, func(r wikiRow) error {
+			if err := rc.check(r.ID, r.Question); err != nil {
+				return err
+			}
 			if al != nil {
 				r.AnswerAliases = al[r.AnswerID]
 			}
@@ -82,11 +120,21 @@ func importTo(ctx context.Context, format string, in io.Reader, inName string, w
 		return pw.finish(err)
 	case FormatNQOpen:
 		pw := newRowWriter[nqOpenRow](w)
-		err := parseNQOpen(ctx, in, inName, pw.add)
+		err := parseNQOpen(ctx, in, inName, func(r nqOpenRow) error {
+			if err := rc.check("", r.Question); err != nil {
+				return err
+			}
+			return pw.add(r)
+		})
 		return pw.finish(err)
 	case FormatPubMedQA:
 		pw := newRowWriter[pubmedRow](w)
-		err := parsePubMedQA(ctx, in, inName, pw.add)
+		err := parsePubMedQA(ctx, in, inName, func(r pubmedRow) error {
+			if err := rc.check(strconv.Itoa(int(r.PubID)), r.Question); err != nil {
+				return err
+			}
+			return pw.add(r)
+		})
 		return pw.finish(err)
 	}
 	return 0, fmt.Errorf("import %s: unknown format %q (known: %s)", inName, format, strings.Join(ImportFormats, ", "))

@@ -130,30 +130,101 @@ func lookupName(name string) (known, bool) {
 	return known{}, false
 }
 
-// DataDirs returns the directories searched for a dataset name, in order: $RAGBENCH_DATA; shared/data
-// in the parent of the working directory or any ancestor (the ../shared/data beside a checkout); the
-// download cache (CacheDir()/data).
-func DataDirs() []string {
-	var dirs []string
+// Source names where a dataset copy lives; a spec "NAME@SOURCE" picks that copy.
+const (
+	SourceData   = "data"   // $RAGBENCH_DATA
+	SourceCache  = "cache"  // the download cache, CacheDir()/data ('ragbench datasets fetch')
+	SourceShared = "shared" // shared/data beside the checkout (the project's sample data)
+)
+
+// Root is one directory searched for dataset names.
+type Root struct {
+	Source string // SourceData, SourceCache or SourceShared
+	Dir    string
+}
+
+// Roots returns the directories searched for a dataset name, in the order a bare name is resolved:
+// $RAGBENCH_DATA; the download cache (CacheDir()/data), so that a dataset the user fetched in full
+// wins over the sample; then shared/data beside the checkout — the folder next to the directory
+// holding this module's go.mod, found from the working directory upwards, else ../shared/data from
+// the working directory. No other folder is searched.
+func Roots() []Root {
+	var roots []Root
 	if d := os.Getenv("RAGBENCH_DATA"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := filepath.Dir(wd); ; d = filepath.Dir(d) {
-			c := filepath.Join(d, "shared", "data")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				dirs = append(dirs, c)
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+		roots = append(roots, Root{SourceData, d})
 	}
 	if c, err := CacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(c, "data"))
+		roots = append(roots, Root{SourceCache, filepath.Join(c, "data")})
+	}
+	if d := sharedDataDir(); d != "" {
+		roots = append(roots, Root{SourceShared, d})
+	}
+	return roots
+}
+
+// DataDirs returns the directories of Roots, in order.
+func DataDirs() []string {
+	var dirs []string
+	for _, r := range Roots() {
+		dirs = append(dirs, r.Dir)
 	}
 	return dirs
+}
+
+// modulePath is this module's path, as its go.mod names it.
+const modulePath = "github.com/ragbench/ragbench"
+
+// sharedDataDir returns shared/data beside the checkout, or "" when there is none.
+func sharedDataDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			if first, _, _ := strings.Cut(string(data), "\n"); strings.TrimSpace(first) == "module "+modulePath {
+				c := filepath.Join(filepath.Dir(d), "shared", "data")
+				if st, err := os.Stat(c); err == nil && st.IsDir() {
+					return c
+				}
+				return ""
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	c := filepath.Join(filepath.Dir(wd), "shared", "data")
+	if st, err := os.Stat(c); err == nil && st.IsDir() {
+		return c
+	}
+	return ""
+}
+
+// Location is one copy of a named dataset.
+type Location struct {
+	Source string   // where it was found (SourceData, SourceCache, SourceShared)
+	Dir    string   // the dataset's directory
+	Files  []string // its parquet files (of the default split)
+}
+
+// Locations returns every copy of the named dataset that exists, in resolution order (the first is
+// the one a bare name loads).
+func Locations(name string) ([]Location, error) {
+	k, ok := lookupName(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown dataset %q: not one of %s", name, strings.Join(Names(), ", "))
+	}
+	var out []Location
+	for _, r := range Roots() {
+		d := filepath.Join(r.Dir, k.Dir)
+		if _, err := os.Stat(d); err != nil {
+			continue
+		}
+		files, _ := shardFiles(d, "")
+		out = append(out, Location{Source: r.Source, Dir: d, Files: files})
+	}
+	return out, nil
 }
 
 // CacheDir returns the download cache: $RAGBENCH_CACHE, else ~/.cache/ragbench.
@@ -210,16 +281,31 @@ func resolve(spec string, opts LoadOptions) (*source, error) {
 		}
 		return src, nil
 	}
-	k, ok := lookupName(spec)
+	name, want, pinned := strings.Cut(spec, "@")
+	if !pinned {
+		name = spec
+	}
+	k, ok := lookupName(name)
+	if pinned && ok {
+		switch want {
+		case SourceData, SourceCache, SourceShared:
+		default:
+			return nil, fmt.Errorf("dataset %s: unknown source %q after @ (want %s, %s or %s)", spec, want, SourceData, SourceCache, SourceShared)
+		}
+	}
 	if !ok {
 		if strings.ContainsAny(spec, `/\`) || strings.HasSuffix(spec, ".parquet") {
 			return nil, fmt.Errorf("dataset %s: %w", spec, statErr)
 		}
 		return nil, fmt.Errorf("unknown dataset %q: not a file, and not one of %s", spec, strings.Join(Names(), ", "))
 	}
-	dirs := DataDirs()
-	for _, root := range dirs {
-		d := filepath.Join(root, k.Dir)
+	var dirs []string
+	for _, r := range Roots() {
+		if pinned && r.Source != want {
+			continue
+		}
+		dirs = append(dirs, r.Dir)
+		d := filepath.Join(r.Dir, k.Dir)
 		if _, err := os.Stat(d); err != nil {
 			continue
 		}
@@ -229,11 +315,25 @@ func resolve(spec string, opts LoadOptions) (*source, error) {
 		}
 		return &source{name: k.Name, layout: k.Layout, files: files}, nil
 	}
+	if pinned && len(dirs) == 0 {
+		return nil, fmt.Errorf("dataset %s: source %q is not set up here (searched: %s)", spec, want, describeRoots())
+	}
 	hint := "run 'ragbench datasets fetch " + k.Name + "'"
 	if k.Hub == nil {
 		hint = "it is not on the Hugging Face Hub; build it with 'ragbench datasets import' or set RAGBENCH_DATA"
 	}
 	return nil, fmt.Errorf("dataset %s: not found under %s in %s; %s", k.Name, k.Dir, strings.Join(dirs, ", "), hint)
+}
+
+func describeRoots() string {
+	var parts []string
+	for _, r := range Roots() {
+		parts = append(parts, r.Source+"="+r.Dir)
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // nameFromPath recognises a known dataset from a path inside a data directory (…/hotpotqa/fullwiki/…).
@@ -325,7 +425,8 @@ func shardFiles(path, split string) ([]string, error) {
 }
 
 // Load loads a dataset. spec is a parquet file; a directory of SPLIT-0000K-of-0000N.parquet shards; a
-// dataset name (see Names; "hotpotqa" is the distractor setting) resolved against DataDirs; or a
+// dataset name (see Names; "hotpotqa" is the distractor setting) resolved against Roots, or pinned to
+// one copy as NAME@data, NAME@cache or NAME@shared; or a
 // custom dataset spec file (.yaml/.yml/.json, see Spec). With opts.Columns set, the files are read with
 // that column mapping. Examples come back in file order; ids are unique (duplicates are an error), every
 // question is non-empty (an empty one is an error), and examples without answers are kept with a warning.
@@ -424,6 +525,9 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Dataset, error) 
 
 // loadFile reads one parquet file in the given layout ("" = detect).
 func loadFile(path, layout string, m *Mapping, base int, warn func(Warning)) ([]Example, string, error) {
+	if isJSONL(path) {
+		return loadJSONL(path, m, base, warn)
+	}
 	t, err := openTable(path)
 	if err != nil {
 		return nil, "", err

@@ -51,6 +51,29 @@ func TestReadOracle(t *testing.T) {
 	}
 }
 
+func TestReadGoldOracle(t *testing.T) {
+	content := `{"question": "q1", "ctxs": [{"title": "A", "text": "gold", "isgold": true}, {"title": "B", "text": "distractor"}]}` + "\n" +
+		`{"question": "q2", "ctxs": [{"title": "C", "text": "not gold", "isgold": false}]}` + "\n" +
+		`{"question": "q1", "ctxs": [{"title": "D", "text": "second gold", "isgold": true}]}` + "\n"
+	path := filepath.Join(t.TempDir(), "o.jsonl")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadGoldOracle(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only isgold passages are kept; q2 has none and so no key; q1's gold passages accumulate.
+	want := map[string][]Passage{"q1": {{Title: "A", Text: "gold"}, {Title: "D", Text: "second gold"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	all, err := ReadOracle(context.Background(), path)
+	if err != nil || len(all["q1"]) != 3 || len(all["q2"]) != 1 {
+		t.Fatalf("ReadOracle keeps every passage: got %v, %v", all, err)
+	}
+}
+
 // FuzzReadOracle: any content gives passages or an error, never a panic; every key is a non-blank
 // question. Seeds: testdata/fuzz/FuzzReadOracle.
 func FuzzReadOracle(f *testing.F) {

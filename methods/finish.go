@@ -33,10 +33,15 @@ var DefaultFinish = FinishOptions{Complete: true, MaxTokens: 128, Shots: -1}
 // if it then lacks "answer is", " So the answer is " is appended and the generator is asked once more
 // with the demos, the case and that text, as an answer-completion call (counted apart from #Call).
 // The completed text is cut at the same markers. The answer is the dataset's extraction rule applied
-// to the result (metrics.DefaultExtractor). It returns the final text and the answer.
+// to the result (metrics.DefaultAnswerRule; the QuCo 2Wiki rule for datasets without one). It returns the final text and the answer.
 func Finish(ctx context.Context, env Env, dataset, question, text string, o FinishOptions) (final, answer string, err error) {
 	final = text
-	rule := metrics.DefaultExtractor(dataset)
+	rule := metrics.DefaultAnswerRule(dataset)
+	if rule == metrics.ExtractNone {
+		// Datasets the authors did not evaluate (NQ, PubMedQA): the text after "answer is" when the
+		// generation has it, else the whole text, as 'ragbench predict' does.
+		rule = metrics.ExtractQuCo2Wiki
+	}
 	set := prompts.ExemplarSet(dataset)
 	if !o.Complete || set == "" || env.Prompts == nil || env.Generator == nil {
 		return final, rule.Extract(final), nil

@@ -27,6 +27,7 @@ func TestFinish(t *testing.T) {
 		{"no answer: one completion call", "2wikimultihopqa", "X was born in Y.", " Lyon.\nQuestion: more", "X was born in Y. So the answer is Lyon.\n", "Lyon", 1},
 		{"marker at 0 is not cut before completion", "2wikimultihopqa", "Note: x", "Oslo.", "", "", 1},
 		{"dataset without exemplars: no call", "nq_open", "Paris", "", "Paris", "Paris", 0},
+		{"dataset without a rule of its own: the text after answer is", "nq_open", "It is in France. So the answer is Paris.", "", "It is in France. So the answer is Paris.", "Paris", 0},
 	}
 	for _, c := range cases {
 		gen := &methodtest.Generator{Replies: []methodtest.Reply{{Text: c.reply}}}

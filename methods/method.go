@@ -158,3 +158,18 @@ type Item struct {
 
 // Threshold returns a pointer to v, for Event.Threshold.
 func Threshold(v float64) *float64 { return &v }
+
+// EnvChecker is implemented by methods that can check an Env before the first question (a prompt
+// template key the loaded templates lack, a missing component), so that a misconfigured run fails at
+// once instead of recording the same error for every question.
+type EnvChecker interface {
+	CheckEnv(env Env) error
+}
+
+// CheckEnv runs m's EnvChecker, if it has one.
+func CheckEnv(m Method, env Env) error {
+	if c, ok := m.(EnvChecker); ok {
+		return c.CheckEnv(env)
+	}
+	return nil
+}

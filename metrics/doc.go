@@ -51,6 +51,11 @@
 //     w(s) = the lower-cased DPR SimpleTokenizer tokens of NFD(s) (text.MatchWords), w(g) occurs as
 //     a contiguous run in w(d). An answer with no tokens matches every passage, as in DPR.
 //
+// RetrievalEval averages AR@k of both rules over examples and, for examples whose gold documents are
+// known (GoldDocsOf: HotpotQA/2Wiki supporting-fact titles, or NQ oracle passages matched by text
+// with white space collapsed), gold-document recall@k = |gold ∩ top k| / |gold| and the share of
+// examples with every gold document in the top k.
+//
 // # PubMedQA
 //
 // The gold label is the example's Label (yes/no/maybe); the predicted label is the first of the
@@ -65,7 +70,7 @@
 // as scikit-learn's accuracy_score and f1_score(average="macro") compute them for the official
 // PubMedQA evaluation. A missing prediction is the invalid label "".
 //
-// # Answer extraction (Extractor)
+// # Answer extraction (AnswerRule)
 //
 // DRAGIN's evaluate.py first cleans the generation: for each of "\nQuestion:", "#10000000", "Note:",
 // ". Question:" and the model's end-of-sequence and padding tokens (here "</s>" and
@@ -95,7 +100,7 @@
 //     sentence, less "</s>" and "<|endoftext|>" suffixes and all trailing "." characters, stripped.
 //     Otherwise the whole output.
 //
-// DefaultExtractor picks the QuCo-RAG rule for hotpotqa and 2wikimultihopqa and none elsewhere.
+// DefaultAnswerRule picks the QuCo-RAG rule for hotpotqa and 2wikimultihopqa and none elsewhere.
 //
 // # Aggregates
 //

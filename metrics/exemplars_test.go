@@ -28,7 +28,7 @@ func TestExtractExemplars(t *testing.T) {
 	if err := json.Unmarshal(data, &ref); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	rules := map[string][]Extractor{
+	rules := map[string][]AnswerRule{
 		"hotpotqa":        {ExtractDRAGINHotpotQA, ExtractQuCoHotpotQA},
 		"2wikimultihopqa": {ExtractDRAGIN2Wiki, ExtractQuCo2Wiki},
 	}

@@ -9,36 +9,36 @@ import (
 	"github.com/ragbench/ragbench/harness/text"
 )
 
-// Extractor names a rule that turns a model's raw output (often a chain of thought ending in
+// AnswerRule names a rule that turns a model's raw output (often a chain of thought ending in
 // "So the answer is X.") into the short answer that is scored. The rules follow the reference
 // evaluators' get_real_prediction functions; doc.go writes each one out.
-type Extractor string
+type AnswerRule string
 
 // The extraction rules.
 const (
 	// ExtractNone scores the raw output as it is.
-	ExtractNone Extractor = "none"
+	ExtractNone AnswerRule = "none"
 	// ExtractDRAGINHotpotQA is DRAGIN's HotpotQA rule.
-	ExtractDRAGINHotpotQA Extractor = "dragin-hotpotqa"
+	ExtractDRAGINHotpotQA AnswerRule = "dragin-hotpotqa"
 	// ExtractDRAGIN2Wiki is DRAGIN's 2WikiMultihopQA rule.
-	ExtractDRAGIN2Wiki Extractor = "dragin-2wiki"
+	ExtractDRAGIN2Wiki AnswerRule = "dragin-2wiki"
 	// ExtractDRAGINStrategyQA is DRAGIN's StrategyQA rule (yes/no).
-	ExtractDRAGINStrategyQA Extractor = "dragin-strategyqa"
+	ExtractDRAGINStrategyQA AnswerRule = "dragin-strategyqa"
 	// ExtractDRAGINIIRC is DRAGIN's IIRC rule.
-	ExtractDRAGINIIRC Extractor = "dragin-iirc"
+	ExtractDRAGINIIRC AnswerRule = "dragin-iirc"
 	// ExtractQuCoHotpotQA is QuCo-RAG's HotpotQA rule.
-	ExtractQuCoHotpotQA Extractor = "quco-hotpotqa"
+	ExtractQuCoHotpotQA AnswerRule = "quco-hotpotqa"
 	// ExtractQuCo2Wiki is QuCo-RAG's 2WikiMultihopQA rule.
-	ExtractQuCo2Wiki Extractor = "quco-2wiki"
+	ExtractQuCo2Wiki AnswerRule = "quco-2wiki"
 )
 
-var extractors = map[Extractor]bool{
+var extractors = map[AnswerRule]bool{
 	ExtractNone: true, ExtractDRAGINHotpotQA: true, ExtractDRAGIN2Wiki: true, ExtractDRAGINStrategyQA: true,
 	ExtractDRAGINIIRC: true, ExtractQuCoHotpotQA: true, ExtractQuCo2Wiki: true,
 }
 
-// Extractors returns the names of all extraction rules, sorted.
-func Extractors() []string {
+// AnswerRules returns the names of all extraction rules, sorted.
+func AnswerRules() []string {
 	out := make([]string, 0, len(extractors))
 	for e := range extractors {
 		out = append(out, string(e))
@@ -47,20 +47,20 @@ func Extractors() []string {
 	return out
 }
 
-// ParseExtractor returns the named rule, or an error listing the known rules.
-func ParseExtractor(name string) (Extractor, error) {
+// ParseAnswerRule returns the named rule, or an error listing the known rules.
+func ParseAnswerRule(name string) (AnswerRule, error) {
 	if name == "" {
 		return ExtractNone, nil
 	}
-	if extractors[Extractor(name)] {
-		return Extractor(name), nil
+	if extractors[AnswerRule(name)] {
+		return AnswerRule(name), nil
 	}
-	return "", fmt.Errorf("unknown answer extractor %q (known: %s)", name, strings.Join(Extractors(), ", "))
+	return "", fmt.Errorf("unknown answer extractor %q (known: %s)", name, strings.Join(AnswerRules(), ", "))
 }
 
-// DefaultExtractor returns the QuCo-RAG rule for the datasets it evaluates (hotpotqa, 2wikimultihopqa),
+// DefaultAnswerRule returns the QuCo-RAG rule for the datasets it evaluates (hotpotqa, 2wikimultihopqa),
 // and ExtractNone for the others.
-func DefaultExtractor(dataset string) Extractor {
+func DefaultAnswerRule(dataset string) AnswerRule {
 	switch strings.ToLower(dataset) {
 	case "hotpotqa", "hotpot_qa", "hotpotqa-distractor", "hotpotqa-fullwiki":
 		return ExtractQuCoHotpotQA
@@ -88,7 +88,7 @@ func Cleanup(output string) string {
 
 // Extract applies the rule to one raw output. It never fails: text without the answer phrase gives
 // the rule's fallback (the whole output, or "" for the rules that say so).
-func (e Extractor) Extract(output string) string {
+func (e AnswerRule) Extract(output string) string {
 	switch e {
 	case ExtractDRAGINHotpotQA:
 		return draginAfter(Cleanup(output), "")

@@ -7,7 +7,7 @@ import (
 
 func TestExtract(t *testing.T) {
 	cases := []struct {
-		rule    Extractor
+		rule    AnswerRule
 		in, out string
 		why     string
 	}{
@@ -49,17 +49,17 @@ func TestExtract(t *testing.T) {
 }
 
 func TestParseExtractor(t *testing.T) {
-	for _, name := range Extractors() {
-		if e, err := ParseExtractor(name); err != nil || string(e) != name {
-			t.Errorf("ParseExtractor(%q) = %q, %v", name, e, err)
+	for _, name := range AnswerRules() {
+		if e, err := ParseAnswerRule(name); err != nil || string(e) != name {
+			t.Errorf("ParseAnswerRule(%q) = %q, %v", name, e, err)
 		}
 	}
-	if _, err := ParseExtractor("nope"); err == nil || !strings.Contains(err.Error(), "quco-2wiki") {
+	if _, err := ParseAnswerRule("nope"); err == nil || !strings.Contains(err.Error(), "quco-2wiki") {
 		t.Errorf("unknown extractor error should list the known ones: %v", err)
 	}
-	if DefaultExtractor("hotpotqa") != ExtractQuCoHotpotQA || DefaultExtractor("2wikimultihopqa") != ExtractQuCo2Wiki ||
-		DefaultExtractor("nq_open") != ExtractNone {
-		t.Error("DefaultExtractor")
+	if DefaultAnswerRule("hotpotqa") != ExtractQuCoHotpotQA || DefaultAnswerRule("2wikimultihopqa") != ExtractQuCo2Wiki ||
+		DefaultAnswerRule("nq_open") != ExtractNone {
+		t.Error("DefaultAnswerRule")
 	}
 }
 
@@ -68,8 +68,8 @@ func FuzzExtract(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, name := range Extractors() {
-			e := Extractor(name)
+		for _, name := range AnswerRules() {
+			e := AnswerRule(name)
 			got := e.Extract(s)
 			if e == ExtractDRAGINStrategyQA {
 				if got != "" && got != "yes" && got != "no" {

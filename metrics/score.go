@@ -9,7 +9,7 @@ import (
 // Options control Score.
 type Options struct {
 	// Extractor turns each raw prediction into the scored answer (default ExtractNone).
-	Extractor Extractor
+	Extractor AnswerRule
 	// Resamples is the number of bootstrap resamples for the confidence intervals (default 1000;
 	// negative disables the intervals).
 	Resamples int

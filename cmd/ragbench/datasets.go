@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -178,79 +178,17 @@ func datasetsInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
-	if c.Bool("json") {
-		enc := json.NewEncoder(w)
+	if c.Bool("json") { // the warnings are in the JSON
+		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	fmt.Fprintf(w, "dataset  %s (layout %s)\n", r.Name, r.Layout)
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "file     %s\n", f)
-	}
-	if r.Rows != r.Total {
-		fmt.Fprintf(w, "rows     %d selected of %d\n", r.Rows, r.Total)
-	} else {
-		fmt.Fprintf(w, "rows     %d\n", r.Rows)
-	}
-	fmt.Fprintln(w, "\ncolumns:")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, col := range r.Columns {
-		fmt.Fprintf(tw, "  %s\t%s\n", col.Name, col.Type)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%-22s %7s %7s %7s %7s\n", "statistics:", "min", "p50", "mean", "max")
-	for _, s := range []struct {
-		name string
-		s    datasets.Stats
-	}{{"answers per example", r.AnswersPerExample}, {"answer words", r.AnswerWords}, {"answer characters", r.AnswerChars}, {"contexts per example", r.ContextsPerExample}} {
-		fmt.Fprintf(w, "  %-20s %7g %7g %7g %7g\n", s.name, s.s.Min, s.s.P50, s.s.Mean, s.s.Max)
-	}
-	if len(r.Labels) > 0 {
-		var ls []string
-		for l := range r.Labels {
-			ls = append(ls, l)
-		}
-		sort.Strings(ls)
-		fmt.Fprint(w, "\nlabels: ")
-		for i, l := range ls {
-			if i > 0 {
-				fmt.Fprint(w, ", ")
-			}
-			fmt.Fprintf(w, "%s %d", l, r.Labels[l])
-		}
-		fmt.Fprintln(w)
-	}
-	if r.Example != nil {
-		ex := *r.Example
-		// Keep the example readable: shorten long passages.
-		ex.Contexts = append([]datasets.Passage(nil), ex.Contexts...)
-		for i := range ex.Contexts {
-			if len(ex.Contexts[i].Text) > 300 {
-				ex.Contexts[i].Text = truncateUTF8(ex.Contexts[i].Text, 300) + " …"
-			}
-		}
-		if len(ex.Contexts) > 3 {
-			ex.Contexts = ex.Contexts[:3]
-		}
-		b, _ := json.MarshalIndent(ex, "  ", "  ")
-		fmt.Fprintf(w, "\nfirst example (at most 3 contexts shown, long texts shortened):\n  %s\n", b)
+	if err := r.WriteText(c.App.Writer); err != nil {
+		return err
 	}
 	printWarnings(c.App.ErrWriter, r.Warnings)
 	return nil
 }
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func datasetsExport(c *cli.Context) error {
 	spec, err := oneArg(c, "SPEC")
@@ -289,28 +227,16 @@ func datasetsBench(c *cli.Context) error {
 	if n < 1 {
 		return usagef("bench: -n must be at least 1")
 	}
-	var times []time.Duration
-	rows := 0
-	for i := 0; i < n; i++ {
-		t0 := time.Now()
-		ds, err := datasets.Load(c.Context, spec, opts)
-		if err != nil {
-			return err
-		}
-		times = append(times, time.Since(t0))
-		rows = len(ds.Examples)
-		if i == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", ds.Name, rows, n)
-		}
+	lt, err := datasets.TimeLoads(c.Context, spec, opts, n, func(lt datasets.LoadTimes) {
+		fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
+	})
+	if err != nil {
+		return err
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	var sum time.Duration
-	for _, d := range times {
-		sum += d
-	}
+	sum := lt.Total()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", rows, n,
-		ms(times[(len(times)-1)/2]), ms(times[int(0.99*float64(len(times)-1))]), ms(sum/time.Duration(n)), float64(rows*n)/sum.Seconds())
+	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", lt.Rows, n,
+		ms(lt.Percentile(0.5)), ms(lt.Percentile(0.99)), ms(sum/time.Duration(n)), float64(lt.Rows*n)/sum.Seconds())
 	return nil
 }
 
@@ -350,33 +276,13 @@ func datasetsFetch(c *cli.Context) error {
 	var dest string
 	var res []datasets.FetchResult
 	if repo != "" || dir != "" || split != "" || c.String("out") != "" || c.String("revision") != "main" {
-		src, rel, ok := datasets.HubSourceOf(name)
-		if !ok {
-			_, rel, _ = datasets.LocalDirOf(name)
+		var src datasets.HubSource
+		src, dest, err = datasets.FetchTarget(name, datasets.HubSource{Repo: repo, Dir: dir, Split: split, Revision: c.String("revision")}, c.String("out"))
+		if errors.Is(err, datasets.ErrFetchTarget) {
+			return usagef("%v (flags --repo, --dir, --split, --out)", err)
 		}
-		if repo != "" {
-			src.Repo = repo
-		}
-		if dir != "" {
-			src.Dir = dir
-		}
-		if split != "" {
-			src.Split = split
-		}
-		src.Revision = c.String("revision")
-		if src.Repo == "" || src.Split == "" {
-			return usagef("fetch %s: give --repo, --dir and --split (no built-in Hub source)", name)
-		}
-		dest = c.String("out")
-		if dest == "" {
-			if rel == "" {
-				return usagef("fetch %s: not a known dataset; give --out", name)
-			}
-			cache, err := datasets.CacheDir()
-			if err != nil {
-				return err
-			}
-			dest = filepath.Join(cache, "data", filepath.FromSlash(rel))
+		if err != nil {
+			return err
 		}
 		res, err = f.Fetch(c.Context, src, dest)
 	} else {

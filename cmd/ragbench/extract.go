@@ -93,26 +93,23 @@ func runExtract(c *cli.Context) error {
 	if (q == "") == (s == "") {
 		return usagef("extract: give exactly one of --question and --sentence")
 	}
-	var ex extract.Extractor
-	switch backend := c.String("backend"); backend {
+	cfg := extract.Config{Backend: c.String("backend"), Templates: c.String("templates"), Format: extract.Format(c.String("format"))}
+	var gen llm.Generator
+	switch cfg.Backend {
 	case "rule", "rules":
-		ex = extract.NewRules()
 	case "llm":
-		path := c.String("templates")
-		if path == "" {
+		if cfg.Templates == "" {
 			return usagef("extract: the llm backend needs --templates PATH (a prompt_templates.json file)")
 		}
-		format := extract.Format(c.String("format"))
-		switch format {
+		switch cfg.Format {
 		case extract.Raw, extract.Chat, extract.ChatML:
 		default:
-			return usagef("extract: unknown --format %q (want raw, chat or chatml)", format)
+			return usagef("extract: unknown --format %q (want raw, chat or chatml)", cfg.Format)
 		}
-		tmpl, err := extract.LoadTemplates(path)
-		if err != nil {
-			return err
+		if _, err := os.Stat(cfg.Templates); err != nil {
+			return fmt.Errorf("load templates: %w", err)
 		}
-		gen, closeGen, err := extractGenerator(c)
+		g, closeGen, err := extractGenerator(c)
 		if err != nil {
 			var u usageError
 			if errors.As(err, &u) {
@@ -121,13 +118,13 @@ func runExtract(c *cli.Context) error {
 			return fmt.Errorf("extract: %w", err)
 		}
 		defer closeGen()
-		p, err := extract.NewPrompted(gen, tmpl, extract.PromptedOptions{Format: format})
-		if err != nil {
-			return err
-		}
-		ex = p
+		gen = g
 	default:
-		return usagef("extract: unknown --backend %q (want rule or llm)", backend)
+		return usagef("extract: unknown --backend %q (want rule or llm)", cfg.Backend)
+	}
+	ex, err := extract.New(cfg, gen)
+	if err != nil {
+		return err
 	}
 	res := extractResult{Backend: c.String("backend")}
 	ctx := c.Context

@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"runtime/pprof"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,7 +13,10 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
+	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/retrieval/trec"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -40,7 +36,8 @@ func init() {
 						&cli.StringFlag{Name: "format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"},
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
 						&cli.StringFlag{Name: "dataset", Usage: "index the pooled contexts of this dataset (name, parquet file or spec) instead of --corpus"},
-						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory"},
+						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
+						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
 						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32); one index per size in OUT/gN"},
 						&cli.IntFlag{Name: "stride", Usage: "unit stride in sentences (default size/2)"},
 						&cli.IntFlag{Name: "parent", Value: 8, Usage: "size of the parent units that smaller units link to"},
@@ -138,218 +135,72 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// docSource yields a fresh reader over the documents to index (called once per index built) and, for
-// unit indexes, the documents with their sentences.
-type docSource struct {
-	open func() (corpus.Reader, error)
-	pool []corpus.PoolDoc // set for --dataset
-}
-
-func openSource(c *cli.Context) (*docSource, error) {
-	path, spec := c.String("corpus"), c.String("dataset")
+// openSource opens the documents of --corpus (with --format or --columns) or --dataset.
+func openSource(c *cli.Context) (*corpus.Source, error) {
+	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(c.String("format")), Dataset: c.String("dataset")}
 	switch {
-	case path == "" && spec == "":
+	case cfg.Path == "" && cfg.Dataset == "":
 		return nil, usagef("give --corpus FILE or --dataset SPEC")
-	case path != "" && spec != "":
+	case cfg.Path != "" && cfg.Dataset != "":
 		return nil, usagef("give --corpus or --dataset, not both")
-	case spec != "":
-		ds, err := datasets.Load(c.Context, spec, datasets.LoadOptions{})
-		if err != nil {
-			return nil, err
-		}
-		docs, st := corpus.Pool(ds.Examples)
-		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
-			ds.Name, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
-		plain := make([]corpus.Document, len(docs))
-		for i, d := range docs {
-			plain[i] = d.Document
-		}
-		return &docSource{pool: docs, open: func() (corpus.Reader, error) { return corpus.NewSliceReader(plain), nil }}, nil
 	}
-	format := corpus.Format(c.String("format"))
 	if cols := c.String("columns"); cols != "" {
 		parts := strings.Split(cols, ",")
 		if len(parts) != 3 {
 			return nil, usagef("--columns wants id,title,text")
 		}
-		pc := corpus.ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}
-		return &docSource{open: func() (corpus.Reader, error) { return corpus.OpenParquet(path, pc) }}, nil
+		cfg.Columns = &corpus.ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}
 	}
-	if _, err := corpus.Open(path, format); err != nil { // fail early on a bad path or format
+	if err := cfg.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	src, err := corpus.OpenSource(c.Context, cfg)
+	if err != nil {
 		return nil, err
 	}
-	return &docSource{open: func() (corpus.Reader, error) { return corpus.Open(path, format) }}, nil
-}
-
-// unitReader turns each source document into its units of one size and records them in a JSONL sidecar.
-type unitReader struct {
-	src     corpus.Reader
-	pool    []corpus.PoolDoc
-	i       int
-	opt     corpus.UnitOptions
-	pending []corpus.Unit
-	enc     *json.Encoder
-	docs    int
-}
-
-func (u *unitReader) Next() (corpus.Document, error) {
-	for len(u.pending) == 0 {
-		var d corpus.PoolDoc
-		if u.pool != nil {
-			if u.i >= len(u.pool) {
-				return corpus.Document{}, io.EOF
-			}
-			d = u.pool[u.i]
-			u.i++
-		} else {
-			doc, err := u.src.Next()
-			if err != nil {
-				return corpus.Document{}, err
-			}
-			d = corpus.PoolDoc{Document: doc}
-		}
-		units, err := corpus.Units(d, u.opt)
-		if err != nil {
-			return corpus.Document{}, err
-		}
-		u.docs++
-		u.pending = units
+	if st := src.Stats; src.Dataset != "" {
+		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
+			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
 	}
-	un := u.pending[0]
-	u.pending = u.pending[1:]
-	rec := un
-	rec.Text = "" // the text is in the index; the sidecar keeps the bookkeeping
-	if err := u.enc.Encode(rec); err != nil {
-		return corpus.Document{}, err
-	}
-	return un.Document(), nil
-}
-
-func (u *unitReader) Close() error {
-	if u.src != nil {
-		return u.src.Close()
-	}
-	return nil
+	return src, nil
 }
 
 func indexBuild(c *cli.Context) error {
-	kind := c.String("kind")
-	if kind != "bm25" && kind != "dense" {
-		return usagef("--kind must be bm25 or dense, not %q", kind)
+	cfg := index.BuildConfig{Kind: c.String("kind"), Dir: c.String("out"), Stride: c.Int("stride"), ParentSize: c.Int("parent"),
+		BM25: bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
+			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
+		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
+			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
+		Progress: c.App.ErrWriter, Force: c.Bool("force")}
+	switch {
+	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
+		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)
+	case cfg.Kind == index.KindDense && cfg.Dense.Kind != dense.KindLSA && cfg.Dense.Kind != dense.KindOpenAI:
+		return usagef("--embedder must be lsa or openai, not %q", cfg.Dense.Kind)
+	case cfg.Kind == index.KindDense && cfg.Dense.Kind == dense.KindOpenAI && cfg.Dense.OpenAI.Model == "":
+		return usagef("dense with an OpenAI-compatible server needs --embed-model (and --embed-url or $OPENAI_BASE_URL)")
+	}
+	if s := c.String("units"); s != "" {
+		var err error
+		if cfg.Units, err = parseInts(s); err != nil {
+			return usagef("--units: %v", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
 	}
 	src, err := openSource(c)
 	if err != nil {
 		return err
 	}
-	out := c.String("out")
-	var sizes []int
-	if s := c.String("units"); s != "" {
-		if sizes, err = parseInts(s); err != nil {
-			return usagef("--units: %v", err)
+	return index.Build(c.Context, src, cfg, func(b index.Built) {
+		if m := b.BM25; m != nil {
+			fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
+				b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
+			return
 		}
-	}
-	// reader opens the documents to index: the source itself (g == 0) or its units of g sentences,
-	// whose bookkeeping goes to side.
-	stride := c.Int("stride")
-	reader := func(g int, side io.Writer) (corpus.Reader, error) {
-		if g == 0 {
-			return src.open()
-		}
-		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: c.Int("parent")}
-		if stride > 0 {
-			opt.Stride = func(int) int { return min(stride, g) }
-		}
-		ur := &unitReader{pool: src.pool, opt: opt, enc: json.NewEncoder(side)}
-		if src.pool == nil {
-			var err error
-			if ur.src, err = src.open(); err != nil {
-				return nil, err
-			}
-		}
-		return ur, nil
-	}
-	build := func(g int, dir string, side io.Writer) error {
-		r, err := reader(g, side)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		start := time.Now()
-		if kind == "dense" {
-			emb, err := denseEmbedder(c, true, func() (corpus.Reader, error) { return reader(g, io.Discard) })
-			if err != nil {
-				return err
-			}
-			if err := dense.Build(c.Context, r, emb, dir, c.App.ErrWriter); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s: dense index built in %.1fs\n", dir, time.Since(start).Seconds())
-			return nil
-		}
-		opt := bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
-			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers"),
-			Progress: c.App.ErrWriter}
-		m, err := bm25.Build(c.Context, r, dir, opt)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
-			dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), time.Since(start).Seconds())
-		return nil
-	}
-	if sizes == nil {
-		return build(0, out, nil)
-	}
-	for _, g := range sizes {
-		dir := filepath.Join(out, "g"+strconv.Itoa(g))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		side, err := os.Create(filepath.Join(dir, "units.jsonl"))
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(side, 1<<20)
-		err = build(g, dir, bw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
-		}
-		if cerr := side.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("units of %d sentences: %w", g, err)
-		}
-	}
-	return nil
-}
-
-// denseEmbedder makes the embedder of --embedder (build) or of the --embed-* flags (search). For LSA at
-// build time it fits the model on the corpus from fit.
-func denseEmbedder(c *cli.Context, building bool, fit func() (corpus.Reader, error)) (dense.Embedder, error) {
-	name := "openai"
-	if building {
-		name = c.String("embedder")
-	}
-	switch name {
-	case "lsa":
-		r, err := fit()
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return dense.FitLSA(c.Context, r, dense.LSAConfig{Dim: c.Int("dim")}, c.App.ErrWriter)
-	case "openai":
-		if c.String("embed-model") == "" {
-			return nil, usagef("dense with an OpenAI-compatible server needs --embed-model (and --embed-url or $OPENAI_BASE_URL)")
-		}
-		cfg := dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset")}
-		if building {
-			cfg.Dimensions = c.Int("dim")
-		}
-		return dense.NewOpenAI(c.Context, cfg)
-	}
-	return nil, usagef("--embedder must be lsa or openai, not %q", name)
+		fmt.Fprintf(c.App.Writer, "%s: dense index built in %.1fs\n", b.Dir, b.Elapsed.Seconds())
+	})
 }
 
 // openedIndex is a retriever with its closer and a way to search many queries.
@@ -359,119 +210,43 @@ type openedIndex struct {
 	kind  string
 }
 
+// openIndex opens the index the index flags describe (see harness/retrieval/index).
 func openIndex(c *cli.Context) (*openedIndex, error) {
-	dir := c.String("index")
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
+	cfg := index.Config{Dir: c.String("index"), BM25: index.BM25Config{ExactLength: c.Bool("exact-length")},
+		Embedder: index.EmbedderConfig{Model: c.String("embed-model"), BaseURL: c.String("embed-url"), Preset: c.String("embed-preset")}}
+	if c.IsSet("k1") {
+		k1 := c.Float64("k1")
+		cfg.BM25.K1 = &k1
 	}
-	var head struct {
-		Format string `json:"format"`
+	if c.IsSet("b") {
+		b := c.Float64("b")
+		cfg.BM25.B = &b
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("open index %s: meta.json: %w", dir, err)
+	if err := cfg.Defaults().Validate(); err != nil {
+		return nil, usageError{err}
 	}
-	if head.Format == "ragbench-bm25" {
-		ix, err := bm25.Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		p := ix.Params()
-		if c.IsSet("k1") {
-			p.K1 = c.Float64("k1")
-		}
-		if c.IsSet("b") {
-			p.B = c.Float64("b")
-		}
-		p.ExactLength = c.Bool("exact-length")
-		if err := ix.SetParams(p); err != nil {
-			ix.Close()
-			return nil, usagef("%v", err)
-		}
-		return &openedIndex{Retriever: ix, close: ix.Close, kind: "bm25"}, nil
-	}
-	var emb dense.Embedder
-	if c.String("embed-model") != "" {
-		if emb, err = denseEmbedder(c, false, nil); err != nil {
-			return nil, err
-		}
-	}
-	ix, err := dense.Open(dir, emb)
+	ix, err := index.Open(c.Context, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &openedIndex{Retriever: ix, close: ix.Close, kind: "dense"}, nil
-}
-
-// query is one query of a run.
-type query struct{ ID, Text string }
-
-// readQueryFile reads TSV (qid, query), JSONL or plain lines.
-func readQueryFile(path string) ([]query, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var out []query
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(s), "{") {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(s), &rec); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-			}
-			q := query{}
-			for _, k := range []string{"qid", "id", "_id", "query_id"} {
-				if v, ok := rec[k]; ok {
-					q.ID = fmt.Sprint(v)
-					break
-				}
-			}
-			for _, k := range []string{"query", "question", "text"} {
-				if v, ok := rec[k].(string); ok {
-					q.Text = v
-					break
-				}
-			}
-			if q.Text == "" {
-				return nil, fmt.Errorf("%s:%d: no query, question or text field", path, line)
-			}
-			if q.ID == "" {
-				q.ID = strconv.Itoa(len(out) + 1)
-			}
-			out = append(out, q)
-			continue
-		}
-		if id, text, ok := strings.Cut(s, "\t"); ok {
-			out = append(out, query{ID: id, Text: text})
-		} else {
-			out = append(out, query{ID: strconv.Itoa(len(out) + 1), Text: s})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
+	return &openedIndex{Retriever: ix, close: ix.Close, kind: ix.Kind}, nil
 }
 
 func search(c *cli.Context) error {
-	var qs []query
+	var qs []trec.Query
 	switch {
 	case c.IsSet("query") && c.IsSet("queries"):
 		return usagef("give --query or --queries, not both")
 	case c.IsSet("query"):
-		qs = []query{{ID: "1", Text: c.String("query")}}
+		qs = []trec.Query{{ID: "1", Text: c.String("query")}}
 	case c.IsSet("queries"):
-		var err error
-		if qs, err = readQueryFile(c.String("queries")); err != nil {
+		f, err := os.Open(c.String("queries"))
+		if err != nil {
+			return err
+		}
+		qs, err = trec.ReadQueries(f, c.String("queries"))
+		f.Close()
+		if err != nil {
 			return err
 		}
 	default:
@@ -485,40 +260,21 @@ func search(c *cli.Context) error {
 		return err
 	}
 	defer ix.close()
-	w := bufio.NewWriter(c.App.Writer)
-	defer w.Flush()
-	tag := c.String("tag")
+	w := trec.NewWriter(c.App.Writer, c.String("tag"))
+	defer w.Flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		for _, h := range hits {
-			fmt.Fprintf(w, "%s Q0 %s %d %.6f %s\n", trecField(q.ID), trecField(h.ID), h.Rank, h.Score, tag)
+		if err := w.Write(q.ID, hits); err != nil {
+			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
 			fmt.Fprintf(c.App.ErrWriter, "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
-	return nil
-}
-
-// trecField keeps a TREC column free of white space.
-func trecField(s string) string {
-	if !strings.ContainsAny(s, " \t\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), "_")
-}
-
-// evalRow is one cut-off of retrieval-eval.
-type evalRow struct {
-	K            int     `json:"k"`
-	ARSubstring  float64 `json:"ar_substring"`
-	ARTokens     float64 `json:"ar_tokens"`
-	GoldRecall   float64 `json:"gold_recall"`
-	GoldAll      float64 `json:"gold_all"`
-	GoldExamples int     `json:"gold_examples"`
+	return w.Flush()
 }
 
 func retrievalEval(c *cli.Context) error {
@@ -526,7 +282,10 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil || len(ks) == 0 {
 		return usagef("--k: want cut-offs like 1,5,10,20")
 	}
-	sort.Ints(ks)
+	eval, err := metrics.NewRetrievalEval(ks)
+	if err != nil {
+		return usagef("--k: %v", err)
+	}
 	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})
 	if err != nil {
 		return err
@@ -536,61 +295,33 @@ func retrievalEval(c *cli.Context) error {
 		return err
 	}
 	defer ix.close()
-	oracle, oracleFile, err := loadNQOracle(c, ds)
-	if err != nil {
-		return err
+	// Gold passages of NQ-open questions: --nq-oracle, or the oracle file in a data directory.
+	var oracle map[string][]datasets.Passage
+	path := c.String("nq-oracle")
+	if path == "" && ds.Layout == datasets.LayoutNQOpen {
+		path = datasets.FindNQOracle()
 	}
-	if oracleFile != "" {
-		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", oracleFile, len(oracle))
+	if path != "" {
+		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
-	maxK := ks[len(ks)-1]
-	rows := make([]evalRow, len(ks))
-	for i, k := range ks {
-		rows[i].K = k
-	}
-	n := 0
 	for ei, ex := range ds.Examples {
-		hits, err := ix.Retrieve(c.Context, ex.Question, maxK)
+		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
 		if err != nil {
 			return fmt.Errorf("example %s: %w", ex.ID, err)
 		}
-		passages := make([]string, len(hits))
+		got := make([]metrics.Retrieved, len(hits))
 		for i, h := range hits {
-			passages[i] = h.Text
+			got[i] = metrics.Retrieved{Title: h.Title, Text: h.Text}
 		}
-		sub := metrics.NewAnswerMatcher(metrics.MatchSubstring, ex.Answers)
-		tok := metrics.NewAnswerMatcher(metrics.MatchTokens, ex.Answers)
-		gold := goldOf(ex, oracle)
-		for i, k := range ks {
-			rows[i].ARSubstring += metrics.AnswerRecall(sub, passages, k)
-			rows[i].ARTokens += metrics.AnswerRecall(tok, passages, k)
-			if gold != nil {
-				found := map[string]bool{}
-				for _, h := range hits[:min(k, len(hits))] {
-					if key := gold.key(h); gold.want[key] {
-						found[key] = true
-					}
-				}
-				rows[i].GoldRecall += float64(len(found)) / float64(len(gold.want))
-				if len(found) == len(gold.want) {
-					rows[i].GoldAll++
-				}
-				rows[i].GoldExamples++
-			}
-		}
-		n++
+		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
 		if (ei+1)%1000 == 0 {
 			fmt.Fprintf(c.App.ErrWriter, "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
 		}
 	}
-	for i := range rows {
-		rows[i].ARSubstring /= float64(max(n, 1))
-		rows[i].ARTokens /= float64(max(n, 1))
-		if g := rows[i].GoldExamples; g > 0 {
-			rows[i].GoldRecall /= float64(g)
-			rows[i].GoldAll /= float64(g)
-		}
-	}
+	rows, n := eval.Rows(), eval.Examples()
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -608,269 +339,20 @@ func retrievalEval(c *cli.Context) error {
 	return nil
 }
 
-// goldSet is an example's gold documents and how a hit is matched against them.
-type goldSet struct {
-	want map[string]bool
-	key  func(retrieval.Hit) string
-}
-
-// goldOf returns the example's gold documents: HotpotQA/2Wiki supporting-fact titles (matched against the
-// hit's title), or the NQ oracle passages (matched by whitespace-normalised text). Nil when unknown.
-func goldOf(ex datasets.Example, oracle map[string][]string) *goldSet {
-	if len(ex.SupportingFacts) > 0 {
-		g := &goldSet{want: map[string]bool{}, key: func(h retrieval.Hit) string { return h.Title }}
-		for _, sf := range ex.SupportingFacts {
-			g.want[sf.Title] = true
-		}
-		return g
-	}
-	if texts, ok := oracle[ex.Question]; ok {
-		g := &goldSet{want: map[string]bool{}, key: func(h retrieval.Hit) string { return normSpace(h.Text) }}
-		for _, t := range texts {
-			g.want[normSpace(t)] = true
-		}
-		return g
-	}
-	return nil
-}
-
-func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// loadNQOracle reads the Lost-in-the-Middle NQ-open oracle file (question -> gold passage texts) for
-// NQ-open datasets: from --nq-oracle, or raw/nq_docs/nq-open-oracle.jsonl.gz in a data directory.
-func loadNQOracle(c *cli.Context, ds *datasets.Dataset) (map[string][]string, string, error) {
-	path := c.String("nq-oracle")
-	if path == "" {
-		if ds.Layout != datasets.LayoutNQOpen {
-			return nil, "", nil
-		}
-		for _, d := range datasets.DataDirs() {
-			p := filepath.Join(d, "raw", "nq_docs", "nq-open-oracle.jsonl.gz")
-			if _, err := os.Stat(p); err == nil {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			return nil, "", nil
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	out := map[string][]string{}
-	line := 0
-	for sc.Scan() {
-		line++
-		var rec struct {
-			Question string `json:"question"`
-			Ctxs     []struct {
-				Text   string `json:"text"`
-				IsGold bool   `json:"isgold"`
-			} `json:"ctxs"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, "", fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		for _, cx := range rec.Ctxs {
-			if cx.IsGold {
-				out[rec.Question] = append(out[rec.Question], cx.Text)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return out, path, nil
-}
-
 func indexBench(c *cli.Context) error {
-	ctx := c.Context
-	errw := c.App.ErrWriter
-	if c.Int("queries") < 0 || c.Int("peer-queries") < 0 {
-		return usagef("--queries and --peer-queries must not be negative")
+	cfg := bm25bench.DefaultConfig()
+	cfg.Corpus, cfg.N, cfg.Dir = c.String("corpus"), c.Int("n"), c.String("dir")
+	cfg.Queries, cfg.QueryFile, cfg.K = c.Int("queries"), c.String("query-file"), c.Int("k")
+	cfg.MemoryMB, cfg.Workers, cfg.PeerQueries = c.Int64("memory-mb"), c.Int("workers"), c.Int("peer-queries")
+	cfg.SkipChecksums, cfg.HugePostings, cfg.CPUProfile = c.Bool("skip-checksums"), c.Bool("huge-postings"), c.String("cpuprofile")
+	cfg.Log = c.App.ErrWriter
+	if err := cfg.Validate(); err != nil {
+		return usagef("index bench: %v", err)
 	}
-	dir := c.String("dir")
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		d, err := os.MkdirTemp("", "ragbench-bm25-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	path := c.String("corpus")
-	if path == "" {
-		n := c.Int("n")
-		if n <= 0 {
-			return usagef("--n must be positive")
-		}
-		path = filepath.Join(dir, "synthetic.tsv")
-		fmt.Fprintf(errw, "bench: writing %d synthetic passages to %s\n", n, path)
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := bm25.NewSynth(1).WriteTSV(ctx, f, n); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	st, err := os.Stat(path)
+	rep, err := bm25bench.Run(c.Context, cfg)
 	if err != nil {
 		return err
 	}
-	r, err := corpus.Open(path, "")
-	if err != nil {
-		return err
-	}
-	ixDir := filepath.Join(dir, "index")
-	w := c.App.Writer
-	if p := c.String("cpuprofile"); p != "" {
-		pf, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pf.Close()
-	}
-	start, cpu0 := time.Now(), bm25.CPUTime()
-	m, err := bm25.Build(ctx, r, ixDir, bm25.Options{MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers"), Progress: errw})
-	r.Close()
-	if err != nil {
-		return err
-	}
-	wall, cpu := time.Since(start), bm25.CPUTime()-cpu0
-	pprof.StopCPUProfile()
-	var size int64
-	for _, fs := range m.Files {
-		size += fs.Size
-	}
-	var postings int64
-	for _, name := range []string{"postings.bin", "terms.bin", "termoff.bin", "terminfo.bin", "norms.bin", "lens.bin", "docoff.bin"} {
-		postings += m.Files[name].Size
-	}
-	fmt.Fprintf(w, "corpus      %s: %d documents, %.1f MB\n", path, m.Docs, float64(st.Size())/1e6)
-	fmt.Fprintf(w, "build       %.1fs wall, %.1fs CPU: %.0f passages/s wall, %.0f passages per CPU-second\n",
-		wall.Seconds(), cpu.Seconds(), float64(m.Docs)/wall.Seconds(), float64(m.Docs)/cpu.Seconds())
-	fmt.Fprintf(w, "peak RSS    %.2f GB (whole process, including corpus generation)\n", float64(bm25.PeakRSS())/1e9)
-	fmt.Fprintf(w, "index size  %.1f MB = %.2f x the corpus file (inverted index alone %.1f MB = %.2f x; stored text %.1f MB)\n",
-		float64(size)/1e6, float64(size)/float64(st.Size()), float64(postings)/1e6, float64(postings)/float64(st.Size()), float64(m.Files["docs.bin"].Size)/1e6)
-	fmt.Fprintf(w, "terms       %d, postings %d, avgdl %.1f\n", m.Terms, m.Postings, m.AvgDL())
-	fmt.Fprintf(w, "kernels     %s\n", bm25.Kernels())
-
-	ix, err := bm25.OpenWith(ixDir, bm25.OpenOptions{SkipChecksums: c.Bool("skip-checksums"), HugePostings: c.Bool("huge-postings")})
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	if c.Bool("huge-postings") {
-		how := "mapped (not 4 MiB to 2 GiB, or not Linux)"
-		if ix.HugePostings() {
-			how = "read into transparent huge pages"
-		}
-		fmt.Fprintf(w, "postings    --huge-postings: postings.bin %s\n", how)
-	}
-	nq := c.Int("queries")
-	if nq == 0 {
-		fmt.Fprintln(w, "query       skipped (--queries 0)")
-		return nil
-	}
-	var qs []string
-	if qf := c.String("query-file"); qf != "" {
-		data, err := os.ReadFile(qf)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" && len(qs) < nq {
-				qs = append(qs, l)
-			}
-		}
-		if len(qs) == 0 {
-			return fmt.Errorf("bench: %s has no queries", qf)
-		}
-		nq = len(qs)
-	} else {
-		synth := bm25.NewSynth(2)
-		qs = make([]string, nq)
-		for i := range qs {
-			qs[i] = synth.Query()
-		}
-	}
-	k := c.Int("k")
-	// Warm the page cache and the dictionary with a first pass over a few queries.
-	for _, q := range qs[:min(50, len(qs))] {
-		ix.Search(ctx, q, k)
-	}
-	lat := make([]time.Duration, len(qs))
-	start, cpu0 = time.Now(), bm25.CPUTime()
-	for i, q := range qs {
-		t := time.Now()
-		if _, err := ix.Search(ctx, q, k); err != nil {
-			return err
-		}
-		lat[i] = time.Since(t)
-	}
-	wall, cpu = time.Since(start), bm25.CPUTime()-cpu0
-	p50, p99 := percentile(lat, 0.5), percentile(lat, 0.99)
-	fmt.Fprintf(w, "query       %d queries, top %d, one thread: %.0f q/s wall, %.0f q per CPU-second, p50 %s, p99 %s\n",
-		nq, k, float64(nq)/wall.Seconds(), float64(nq)/cpu.Seconds(), p50.Round(time.Microsecond), p99.Round(time.Microsecond))
-	var qterms, qpost int64
-	for _, q := range qs {
-		t, p, err := ix.QueryCost(q)
-		if err != nil {
-			return err
-		}
-		qterms, qpost = qterms+int64(t), qpost+p
-	}
-	fmt.Fprintf(w, "query set   %.2f indexed terms and %.0f postings per query on average\n", float64(qterms)/float64(nq), float64(qpost)/float64(nq))
-	if np := min(c.Int("peer-queries"), len(qs)); np > 0 {
-		start = time.Now()
-		for _, q := range qs[:np] {
-			if _, err := ix.BruteForce(q, k); err != nil {
-				return err
-			}
-		}
-		pw := time.Since(start)
-		start = time.Now()
-		for _, q := range qs[:np] {
-			ix.Search(ctx, q, k)
-		}
-		mw := time.Since(start)
-		fmt.Fprintf(w, "peer        exhaustive scoring of the same %d queries: %.0f q/s vs MaxScore %.0f q/s (%.1fx)\n",
-			np, float64(np)/pw.Seconds(), float64(np)/mw.Seconds(), pw.Seconds()/mw.Seconds())
-	}
+	rep.Print(c.App.Writer)
 	return nil
-}
-
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	return s[min(len(s)-1, int(p*float64(len(s))))]
 }

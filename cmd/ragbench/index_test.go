@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/metrics"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -125,13 +127,13 @@ func TestIndexBench(t *testing.T) {
 		not  []string // substrings that must not be in stdout
 	}{
 		{"synthetic corpus, queries and peer", []string{"--n", "2000", "--queries", "30", "--peer-queries", "5"}, 0,
-			[]string{"corpus ", "2000 documents", "build ", "passages/s wall", "index size", "kernels     ", "query       30 queries, top 10", "query set", "peer        exhaustive scoring of the same 5 queries"}, []string{"NaN"}},
+			[]string{"corpus ", "2000 documents", "build ", "passages/s wall", "index size", "query       30 queries, top 10", "query set", "peer        exhaustive scoring of the same 5 queries"}, []string{"NaN"}},
 		{"no queries: the query part is skipped, not printed as NaN", []string{"--n", "500", "--queries", "0", "--peer-queries", "0"}, 0,
 			[]string{"build ", "query       skipped"}, []string{"NaN", "q/s"}},
 		{"huge postings asked for: a postings file under 4 MiB stays mapped, and the bench says so", []string{"--n", "500", "--queries", "10", "--peer-queries", "0", "--huge-postings"}, 0,
 			[]string{"postings    --huge-postings: postings.bin mapped", "query       10 queries"}, []string{"NaN"}},
 		{"negative query count", []string{"--n", "500", "--queries", "-1"}, 2, []string{"must not be negative"}, nil},
-		{"no passages", []string{"--n", "0"}, 2, []string{"--n must be positive"}, nil},
+		{"no passages", []string{"--n", "0"}, 2, []string{"passages (n) must be positive"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,5 +156,41 @@ func TestIndexBench(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetrievalEvalNQOracle: gold recall on NQ-open comes from the isgold passages of --nq-oracle,
+// matched by text with white space collapsed. Question 0's gold passage is in the index (with its white
+// space changed), question 1's is not, and question 1's non-gold oracle passage does not count.
+func TestRetrievalEvalNQOracle(t *testing.T) {
+	nq := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	corpus := writeFile(t, "c.tsv", "id\ttext\ttitle\n"+
+		"p1\tThe last time anyone was on the moon was December 1972, with Apollo 17.\tApollo 17\n"+
+		"p2\tHe Ain't Heavy is a ballad.\tSong\n")
+	oracle := writeFile(t, "o.jsonl",
+		`{"question": "when was the last time anyone was on the moon", "ctxs": [{"title": "Apollo 17", "text": "The last time anyone was on the moon  was December 1972,\nwith Apollo 17.", "isgold": true}]}`+"\n"+
+			`{"question": "who wrote he ain't heavy he's my brother lyrics", "ctxs": [{"text": "not in the index", "isgold": true}, {"text": "He Ain't Heavy is a ballad.", "isgold": false}]}`+"\n")
+	out := filepath.Join(t.TempDir(), "ix")
+	if _, stderr, code := runCLI(t, "index", "build", "--corpus", corpus, "--out", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, stderr, code := runCLI(t, "retrieval-eval", "--dataset", nq, "--limit", "2", "--index", out, "--nq-oracle", oracle, "--k", "2", "--json")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	var rep struct {
+		Examples int                    `json:"examples"`
+		Rows     []metrics.RetrievalRow `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[0]
+	// AR@2: question 0's answer "December 1972" is in p1; question 1's answers are nowhere.
+	if rep.Examples != 2 || r.K != 2 || r.GoldExamples != 2 || r.GoldRecall != 0.5 || r.GoldAll != 0.5 || r.ARSubstring != 0.5 {
+		t.Fatalf("got %d examples, %+v", rep.Examples, r)
+	}
+	if !strings.Contains(stderr, "gold passages from "+oracle+" (2 questions)") {
+		t.Errorf("stderr does not name the oracle file: %s", stderr)
 	}
 }

@@ -104,7 +104,6 @@ func init() {
 					&cli.IntFlag{Name: "workers", Value: 16, Usage: "concurrent workers (also raises --concurrency to match)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 16, Usage: "maximum completion tokens per request"},
 					&cli.IntFlag{Name: "logprobs", Value: 0, Usage: "top alternatives per token"},
-					&cli.DurationFlag{Name: "simulate", Usage: "bench against an in-process simulated server answering after this delay (no network, no model)"},
 				),
 				Action: llmBench,
 			},

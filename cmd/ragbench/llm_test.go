@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 )
@@ -17,6 +18,9 @@ func TestLLMCommands(t *testing.T) {
 	t.Setenv("OPENAI_MODEL", "")
 	cache := filepath.Join(t.TempDir(), "c.sqlite")
 	conn := []string{"--base-url", srv.BaseURL(), "--model", "fake-model"}
+	slow := llmtest.New(t, llmtest.VLLM)
+	slow.Delay, slow.Record = 20*time.Millisecond, false
+	slowConn := []string{"--base-url", slow.BaseURL(), "--model", "simulated"}
 	cases := []struct {
 		name string
 		args []string
@@ -36,11 +40,11 @@ func TestLLMCommands(t *testing.T) {
 		{"no prompt is a usage error", append([]string{"llm", "complete"}, conn...), 2, nil},
 		{"bad cache mode is a usage error", append(append([]string{"llm", "complete", "--cache-mode", "sometimes"}, conn...), "x"), 2, nil},
 		{"missing model is a usage error", []string{"llm", "ping", "--base-url", srv.BaseURL()}, 2, nil},
-		{"bench against a simulated server", []string{"llm", "bench", "--simulate", "20ms", "--workers", "8", "--requests", "40"},
+		{"bench against a slow server", append([]string{"llm", "bench", "--workers", "8", "--requests", "40"}, slowConn...),
 			0, []string{"requests 40 ok, 0 failed", "latency p50 ", "completion 120"}},
 		{"bench against the fake server", append([]string{"llm", "bench", "--workers", "4", "--requests", "8", "--logprobs", "2"}, conn...),
 			0, []string{"requests 8 ok, 0 failed"}},
-		{"bench with no requests is a usage error", []string{"llm", "bench", "--simulate", "1ms", "--requests", "0"}, 2, nil},
+		{"bench with no requests is a usage error", append([]string{"llm", "bench", "--requests", "0"}, conn...), 2, nil},
 		{"unknown backend fails", []string{"llm", "ping", "--backend", "nonesuch"}, 1, nil},
 		{"offline backend completes with logprobs", []string{"llm", "complete", "--backend", "offline", "--logprobs", "1",
 			"Context:\n[1] Paris is the capital of France.\n\nQuestion: What is the capital of France?\nAnswer:"},

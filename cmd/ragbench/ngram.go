@@ -32,6 +32,7 @@ func init() {
 		&cli.StringFlag{Name: "api-index", Value: ngram.DefaultAPIIndex, Usage: "API index name (with --api)"},
 		&cli.StringFlag{Name: "cache", Usage: "JSONL cache file: answers are replayed from it and new ones appended"},
 		&cli.StringFlag{Name: "quco-cache", Usage: "the QuCo-RAG authors' cache JSON to replay offline (no index or API needed)"},
+		&cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "with --api: the longest total wait between retries of one query (each retry is printed on stderr)"},
 	}
 	register(&cli.Command{
 		Name:  "ngram",
@@ -96,7 +97,8 @@ func init() {
 					&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "per-query deadline (HTTP 503 past it)"},
 					&cli.Int64Flag{Name: "max-body", Value: 64 << 10, Usage: "request-size limit in bytes (HTTP 413 above it)"},
 					&cli.IntFlag{Name: "token-width", Value: 2, Usage: "token width of an Infini-gram index without manifest.json"},
-					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open"},
+					&cli.BoolFlag{Name: "verify", Usage: "check the CRC-32C of every index file on open, even those checked before"},
+					&cli.StringFlag{Name: "token-env", Usage: "require the bearer token held in this environment variable"},
 				},
 				Action: ngramServe,
 			},
@@ -161,84 +163,56 @@ func ngramBuild(c *cli.Context) error {
 	return nil
 }
 
-// openCounter opens the counter the query flags describe; closeFn releases it.
-func openCounter(c *cli.Context) (ngram.Counter, *ngram.Index, func(), error) {
-	var inner ngram.Counter
-	var ix *ngram.Index
-	closeFn := func() {}
-	engine := ""
-	switch {
-	case c.String("quco-cache") != "":
-		qc, err := ngram.LoadQuCoCache(c.String("quco-cache"))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		fmt.Fprintf(c.App.ErrWriter, "quco cache: %d answers (%d null entries skipped)\n", qc.Len(), qc.Skipped)
-		return qc, nil, closeFn, nil
-	case c.Bool("api"):
-		inner = &ngram.Client{URL: c.String("api-url"), Index: c.String("api-index"), MaxClauseFreq: c.Uint64("max-clause-freq")}
-	case c.String("index") != "":
-		var err error
-		ix, err = ngram.Open(c.String("index"), ngram.OpenOptions{Verify: c.Bool("verify"), TokenWidth: c.Int("token-width")})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		closeFn = func() { ix.Close() }
-		mode, err := ngram.ParseMode(c.String("mode"))
-		if err != nil {
-			return nil, nil, nil, usageError{err}
-		}
-		inner = ix
-		engine = "ragbench-exact"
-		if mode == ngram.InfiniGram {
-			inner = ngram.Compat{Index: ix, MaxClauseFreq: c.Uint64("max-clause-freq")}
-			engine = "ragbench-infinigram"
-		}
-	default:
-		return nil, nil, nil, usagef("give --index DIR, --api or --quco-cache FILE")
+// openCounter opens the counter the query flags describe (see ngram.Config).
+func openCounter(c *cli.Context) (*ngram.Source, error) {
+	cfg := ngram.Config{Index: c.String("index"), Mode: c.String("mode"), TokenWidth: c.Int("token-width"),
+		Verify: c.Bool("verify"), MaxClauseFreq: c.Uint64("max-clause-freq"), APIURL: c.String("api-url"),
+		APIIndex: c.String("api-index"), Cache: c.String("cache"), QuCoCache: c.String("quco-cache"),
+		MaxRetryWait: c.Duration("max-retry-wait"), RetryLog: c.App.ErrWriter}
+	if c.Bool("api") && cfg.QuCoCache == "" {
+		cfg.Backend = ngram.BackendAPI
 	}
-	if p := c.String("cache"); p != "" {
-		name := c.String("api-index")
-		if ix != nil {
-			name = c.String("index")
-		}
-		cache, err := ngram.OpenCache(p, inner, name, engine)
-		if err != nil {
-			closeFn()
-			return nil, nil, nil, err
-		}
-		prev := closeFn
-		closeFn = func() { cache.Close(); prev() }
-		return cache, ix, closeFn, nil
+	if cfg = cfg.Defaults(); cfg.Backend == "" {
+		return nil, usagef("give --index DIR, --api or --quco-cache FILE")
 	}
-	return inner, ix, closeFn, nil
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	src, err := ngram.Open(c.Context, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Backend == ngram.BackendQuCoCache {
+		fmt.Fprintf(c.App.ErrWriter, "quco cache: %d answers (%d null entries skipped)\n", src.Cache.Len(), src.Cache.Skipped)
+	}
+	return src, nil
 }
 
 func ngramCount(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("ngram count needs at least one QUERY")
 	}
-	counter, ix, closeFn, err := openCounter(c)
+	src, err := openCounter(c)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer src.Close()
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetEscapeHTML(false)
 	for _, q := range c.Args().Slice() {
 		start := time.Now()
 		var res ngram.Result
 		if c.Bool("ids") {
-			if ix == nil {
+			if src.Index == nil {
 				return usagef("--ids needs --index")
 			}
 			ids, err := parseIDs(q)
 			if err != nil {
 				return usageError{err}
 			}
-			res = ngram.Result{Count: ix.CountIDs(ids)}
+			res = ngram.Result{Count: src.Index.CountIDs(ids)}
 		} else {
-			res, err = counter.Count(c.Context, q)
+			res, err = src.Count(c.Context, q)
 			if err != nil {
 				return fmt.Errorf("count %q: %w", q, err)
 			}
@@ -264,14 +238,14 @@ func ngramCooc(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usagef("ngram cooc needs A and B, got %d arguments", c.NArg())
 	}
-	counter, _, closeFn, err := openCounter(c)
+	src, err := openCounter(c)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer src.Close()
 	a, b, w := c.Args().Get(0), c.Args().Get(1), c.Int("window")
 	start := time.Now()
-	res, err := counter.CoOccur(c.Context, a, b, w)
+	res, err := src.CoOccur(c.Context, a, b, w)
 	if err != nil {
 		return fmt.Errorf("cooc %q %q: %w", a, b, err)
 	}
@@ -282,7 +256,7 @@ func ngramNTD(c *cli.Context) error {
 	if c.String("index") == "" || c.NArg() != 1 {
 		return usagef("ngram ntd needs --index DIR and one PREFIX")
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width")})
 	if err != nil {
 		return err
 	}
@@ -313,7 +287,7 @@ func ngramUnigrams(c *cli.Context) error {
 	if c.String("index") == "" {
 		return usagef("ngram unigrams needs --index DIR")
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{})
 	if err != nil {
 		return err
 	}
@@ -341,16 +315,28 @@ func ngramServe(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	ix, err := ngram.Open(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
+	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
 	srv := &ngram.Server{Index: ix, Name: c.String("name"), Mode: mode, MaxConcurrent: c.Int("max-concurrent"),
 		Timeout: c.Duration("timeout"), MaxBody: c.Int64("max-body")}
+	if env := c.String("token-env"); env != "" {
+		if srv.Token = os.Getenv(env); srv.Token == "" {
+			return usagef("ngram serve --token-env %s: the variable is empty or unset", env)
+		}
+	}
 	ln, err := net.Listen("tcp", c.String("addr"))
 	if err != nil {
 		return err
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+		if srv.Token == "" {
+			fmt.Fprintf(c.App.ErrWriter, "ngram serve: warning: listening on %s, beyond this machine, with no bearer token; pass --token-env VAR to require one\n", ln.Addr())
+		} else {
+			fmt.Fprintf(c.App.ErrWriter, "ngram serve: listening on %s, beyond this machine; requests need the bearer token\n", ln.Addr())
+		}
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}

@@ -48,7 +48,7 @@ ones are retried). Score the output with: ragbench score --dataset SPEC --predic
 			&cli.StringFlag{Name: "exemplars", Value: "auto", Usage: "exemplar set: auto (the dataset's own, if the authors have one), none, or a set name in exemplars.json"},
 			&cli.IntFlag{Name: "shots", Value: -1, Usage: "exemplars per prompt (-1: the authors' count for the set; 0: none)"},
 			&cli.StringFlag{Name: "oracle", Usage: "oracle passages for examples without context, by question text (JSONL[.gz] {question, ctxs:[{title,text}]})"},
-			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.Extractors(), ", ")},
+			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "maximum completion tokens"},
 			&cli.StringSliceFlag{Name: "stop", Value: cli.NewStringSlice(`\n`), Usage: "stop sequence (repeatable; \\n is a newline)"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls"},
@@ -120,12 +120,12 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ext := metrics.Extractor(c.String("extract"))
+	ext := metrics.AnswerRule(c.String("extract"))
 	if ext == "auto" {
-		if ext = metrics.DefaultExtractor(ds.Name); ext == metrics.ExtractNone {
+		if ext = metrics.DefaultAnswerRule(ds.Name); ext == metrics.ExtractNone {
 			ext = metrics.ExtractQuCo2Wiki
 		}
-	} else if ext, err = metrics.ParseExtractor(string(ext)); err != nil {
+	} else if ext, err = metrics.ParseAnswerRule(string(ext)); err != nil {
 		return usagef("--extract: %v", err)
 	}
 
@@ -151,58 +151,36 @@ func predictAction(c *cli.Context) error {
 		}
 	}
 
-	// Resume.
+	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	outPath := c.String("out")
 	var w io.Writer = c.App.Writer
-	ids := make([]string, 0, len(examples))
-	idx := make([]int, 0, len(examples))
-	skipped := 0
+	idx := make([]int, len(examples)) // the examples to run
+	for i := range idx {
+		idx[i] = i
+	}
 	if outPath != "" && outPath != "-" {
-		done, err := predict.ReadDone(outPath)
-		if err != nil {
-			return err
-		}
 		all := make(map[string]bool, len(ds.Examples))
 		for _, ex := range ds.Examples {
 			all[ex.ID] = true
 		}
-		for id := range done.IDs {
-			if !all[id] {
-				return fmt.Errorf("resume %s: it holds a record for id %q, which is not in %s (another dataset's predictions?)", outPath, id, ds.Name)
-			}
-		}
+		selected := make([]string, len(examples))
 		for i, ex := range examples {
-			if done.IDs[ex.ID] {
-				skipped++
-				continue
-			}
-			ids, idx = append(ids, ex.ID), append(idx, i)
+			selected[i] = ex.ID
 		}
-		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_WRONLY, 0o644)
+		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		defer f.Close()
-		if err := f.Truncate(done.Size); err != nil {
-			return fmt.Errorf("predict: truncate the cut-short last line of %s: %w", outPath, err)
-		}
-		if _, err := f.Seek(done.Size, io.SeekStart); err != nil {
-			return fmt.Errorf("predict: %w", err)
-		}
-		if done.NeedNewline {
-			if _, err := f.Write([]byte("\n")); err != nil {
-				return fmt.Errorf("predict: %w", err)
-			}
-		}
-		w = f
-		if done.Records > 0 {
+		defer res.File.Close()
+		w, idx = res.File, res.Todo
+		if res.Records > 0 {
 			fmt.Fprintf(stderr, "predict: resuming %s: %d record(s) there (%d failed, to be retried; written by %s); %d of %d selected examples done, %d to go, appending\n",
-				outPath, done.Records, done.Failed, strings.Join(done.Backends, ", "), skipped, len(examples), len(ids))
+				outPath, res.Records, res.Failed, strings.Join(res.Backends, ", "), len(examples)-len(idx), len(examples), len(idx))
 		}
-	} else {
-		for i, ex := range examples {
-			ids, idx = append(ids, ex.ID), append(idx, i)
-		}
+	}
+	ids := make([]string, len(idx))
+	for i, j := range idx {
+		ids[i] = examples[j].ID
 	}
 
 	g, err := llm.New(cfg)

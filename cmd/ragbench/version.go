@@ -8,13 +8,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 )
 
 func init() {
 	register(&cli.Command{
 		Name:  "env",
-		Usage: "print the build and runtime environment (version, Go, GOMAXPROCS, data directories, cache, BM25 search kernels)",
+		Usage: "print the build and runtime environment (version, Go, GOMAXPROCS, data directories, cache)",
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
 			fmt.Fprintf(w, "ragbench %s\n", version)
@@ -29,7 +28,6 @@ func init() {
 				cache = "(" + err.Error() + ")"
 			}
 			fmt.Fprintf(w, "cache %s\n", cache)
-			fmt.Fprintf(w, "bm25 kernels %s\n", bm25.Kernels())
 			return nil
 		},
 	})

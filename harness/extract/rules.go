@@ -7,10 +7,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ragbench/ragbench/harness/spans"
 	"github.com/ragbench/ragbench/harness/text"
 )
 
-// Rules is the offline, model-free Extractor. Entities are the spans FindSpans finds; triples come from
+// Rules is the offline, model-free Extractor. Entities are the spans spans.Find finds; triples come from
 // subject–verb–object patterns:
 //
 //   - life spans: "X (28 August 1921 – 21 November 2007)" gives X's date of birth and date of death;
@@ -38,7 +39,7 @@ func (r *Rules) Entities(ctx context.Context, question string) ([]string, error)
 		return nil, err
 	}
 	var out []string
-	for _, sp := range FindSpans(question) {
+	for _, sp := range spans.Find(question) {
 		out = append(out, strings.TrimSpace(question[sp.Start:sp.End]))
 	}
 	return dedupe(out), nil
@@ -53,12 +54,12 @@ func (r *Rules) Triplets(ctx context.Context, sentence string) ([]Triplet, error
 	if s == "" {
 		return nil, nil
 	}
-	spans := FindSpans(s)
+	found := spans.Find(s)
 	var out []Triplet
 	if IsQuestion(s) {
-		out = questionPairs(s, spans)
+		out = questionPairs(s, found)
 	} else {
-		out = sentenceTriples(s, spans)
+		out = sentenceTriples(s, found)
 	}
 	return dedupeTriplets(out), nil
 }
@@ -97,10 +98,10 @@ var questionStop = map[string]bool{
 }
 
 // questionPairs returns (entity, relation) pairs for a question.
-func questionPairs(q string, spans []Span) []Triplet {
+func questionPairs(q string, found []spans.Span) []Triplet {
 	var out []Triplet
-	for _, sp := range spans {
-		if sp.Kind == Number || sp.Kind == Date {
+	for _, sp := range found {
+		if sp.Kind == spans.Number || sp.Kind == spans.Date {
 			continue
 		}
 		head := strings.TrimSpace(q[sp.Start:sp.End])
@@ -110,7 +111,7 @@ func questionPairs(q string, spans []Span) []Triplet {
 		} else if m := theRofRE.FindStringSubmatch(q[:sp.Start]); m != nil {
 			rel = lastWords(m[1], 2) // "the director of film X"
 		} else {
-			rel = predicate(q, spans)
+			rel = predicate(q, found)
 		}
 		if rel != "" {
 			out = append(out, Triplet{Head: head, Relation: rel})
@@ -120,10 +121,10 @@ func questionPairs(q string, spans []Span) []Triplet {
 }
 
 // predicate returns the question's content words outside its entities, at most three.
-func predicate(q string, spans []Span) string {
+func predicate(q string, found []spans.Span) string {
 	var words []string
 	text.EachSpan(q, func(a, b int) {
-		for _, sp := range spans {
+		for _, sp := range found {
 			if a >= sp.Start && b <= sp.End {
 				return
 			}
@@ -197,8 +198,8 @@ var personNouns = map[string]bool{
 }
 
 // sentenceTriples applies the declarative patterns.
-func sentenceTriples(s string, spans []Span) []Triplet {
-	subj, subjEnd := subject(s, spans)
+func sentenceTriples(s string, found []spans.Span) []Triplet {
+	subj, subjEnd := subject(s, found)
 	var out []Triplet
 	add := func(h, r, t string) {
 		h, t = strings.TrimSpace(h), strings.Trim(strings.TrimSpace(t), ",;")
@@ -207,26 +208,26 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 		}
 	}
 	// Life spans right after an entity.
-	for _, sp := range spans {
-		if sp.Kind != Name && sp.Kind != Title {
+	for _, sp := range found {
+		if sp.Kind != spans.Name && sp.Kind != spans.Title {
 			continue
 		}
 		head := s[sp.Start:sp.End]
-		if sp == firstSpan(spans) {
+		if sp == firstSpan(found) {
 			head = subjOr(subj, head)
 		} else if subj != "" || sp.Start > 0 {
 			continue // a life span belongs to the sentence's subject
 		}
 		rest := s[sp.End:]
 		if m := lifeRE.FindStringSubmatchIndex(rest); m != nil {
-			if d := lastSpanOf(rest[m[2]:m[3]], Date); d != "" {
+			if d := lastSpanOf(rest[m[2]:m[3]], spans.Date); d != "" {
 				add(head, "date of birth", d)
 			}
-			if d := firstSpanOf(rest[m[4]:m[5]], Date); d != "" {
+			if d := firstSpanOf(rest[m[4]:m[5]], spans.Date); d != "" {
 				add(head, "date of death", d)
 			}
 		} else if m := bornRE.FindStringSubmatchIndex(rest); m != nil {
-			if d := lastSpanOf(rest[m[2]:m[3]], Date); d != "" {
+			if d := lastSpanOf(rest[m[2]:m[3]], spans.Date); d != "" {
 				add(head, "date of birth", d)
 			}
 		}
@@ -234,14 +235,14 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 	if subj != "" {
 		// "<verb> by Y"
 		for _, m := range byRE.FindAllStringSubmatchIndex(s, -1) {
-			if t := spanAfter(s, spans, m[1], Name, Title); t != "" {
+			if t := spanAfter(s, found, m[1], spans.Name, spans.Title); t != "" {
 				add(subj, byRelation[s[m[2]:m[3]]], t)
 			}
 		}
 		// verbs with an object
 		for _, m := range verbRE.FindAllStringSubmatchIndex(s, -1) {
 			verb := s[m[2]:m[3]]
-			sp, ok := spanStarting(s, spans, m[1])
+			sp, ok := spanStarting(s, found, m[1])
 			if !ok {
 				continue
 			}
@@ -252,12 +253,12 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 				if verb == "died" {
 					what = "death"
 				}
-				if sp.Kind == Date {
+				if sp.Kind == spans.Date {
 					add(subj, "date of "+what, t)
-					if sp2, ok := spanStarting(s, spans, skipWord(s, sp.End, "in")); ok && sp2.Kind == Name {
+					if sp2, ok := spanStarting(s, found, skipWord(s, sp.End, "in")); ok && sp2.Kind == spans.Name {
 						add(subj, "place of "+what, s[sp2.Start:sp2.End])
 					}
-				} else if sp.Kind == Name {
+				} else if sp.Kind == spans.Name {
 					add(subj, "place of "+what, t)
 				}
 			case verb == "married" || strings.HasPrefix(verb, "wife") || strings.HasPrefix(verb, "husband") || strings.HasPrefix(verb, "spouse"):
@@ -266,7 +267,7 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 				add(subj, "cast member", t)
 			case strings.HasPrefix(verb, "son") || strings.HasPrefix(verb, "daughter") || strings.HasPrefix(verb, "child"):
 				add(subj, "father", t)
-				if sp2, ok := spanStarting(s, spans, skipWord(s, sp.End, "and")); ok && sp2.Kind == Name {
+				if sp2, ok := spanStarting(s, found, skipWord(s, sp.End, "and")); ok && sp2.Kind == spans.Name {
 					add(subj, "mother", s[sp2.Start:sp2.End])
 				}
 			case strings.HasPrefix(verb, "father of") || strings.HasPrefix(verb, "mother of"):
@@ -299,7 +300,7 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 		}
 		// "X's husband, Y" / "X's father is Y"
 		if m := possRelRE.FindStringSubmatchIndex(s[subjEnd:]); m != nil {
-			if sp, ok := spanStarting(s, spans, subjEnd+m[1]); ok {
+			if sp, ok := spanStarting(s, found, subjEnd+m[1]); ok {
 				rel := s[subjEnd+m[2] : subjEnd+m[3]]
 				if rel == "husband" || rel == "wife" {
 					rel = "spouse"
@@ -310,7 +311,7 @@ func sentenceTriples(s string, spans []Span) []Triplet {
 	}
 	if len(out) == 0 && subj != "" {
 		// Generic: subject, short verb phrase, next entity.
-		for _, sp := range spans {
+		for _, sp := range found {
 			if sp.Start < subjEnd {
 				continue
 			}
@@ -367,14 +368,14 @@ func verbPhrase(between string) (string, bool) {
 // subject returns the entity opening s and where it ends: the first Name or Title span when it starts
 // the sentence, else the words before " is "/" was " when they start with a capital letter (titles such
 // as "El extraño viaje"), else nothing.
-func subject(s string, spans []Span) (string, int) {
+func subject(s string, found []spans.Span) (string, int) {
 	prefix, prefixEnd := copulaPrefix(s)
-	if len(spans) > 0 && spans[0].Start == 0 && (spans[0].Kind == Name || spans[0].Kind == Title) && prefixEnd <= spans[0].End {
-		end := spans[0].End
-		if spans[0].Kind == Title && end < len(s) && s[end] == '"' {
+	if len(found) > 0 && found[0].Start == 0 && (found[0].Kind == spans.Name || found[0].Kind == spans.Title) && prefixEnd <= found[0].End {
+		end := found[0].End
+		if found[0].Kind == spans.Title && end < len(s) && s[end] == '"' {
 			end++
 		}
-		return s[spans[0].Start:spans[0].End], end
+		return s[found[0].Start:found[0].End], end
 	}
 	return prefix, prefixEnd
 }
@@ -400,7 +401,7 @@ func copulaPrefix(s string) (string, int) {
 		return "", 0
 	}
 	first := strings.ToLower(words[0])
-	if nameStop[first] || first == "the" && len(words) == 2 {
+	if spans.NameStop(first) || first == "the" && len(words) == 2 {
 		return "", 0 // "He was", "The film was"
 	}
 	return s[:best], best
@@ -413,29 +414,29 @@ func subjOr(subj, head string) string {
 	return head
 }
 
-func firstSpan(spans []Span) Span {
-	if len(spans) == 0 {
-		return Span{}
+func firstSpan(found []spans.Span) spans.Span {
+	if len(found) == 0 {
+		return spans.Span{}
 	}
-	return spans[0]
+	return found[0]
 }
 
 // spanStarting returns the span starting at pos (after white space).
-func spanStarting(s string, spans []Span, pos int) (Span, bool) {
+func spanStarting(s string, found []spans.Span, pos int) (spans.Span, bool) {
 	for pos < len(s) && (s[pos] == ' ' || s[pos] == '"') {
 		pos++
 	}
-	for _, sp := range spans {
+	for _, sp := range found {
 		if sp.Start == pos {
 			return sp, true
 		}
 	}
-	return Span{}, false
+	return spans.Span{}, false
 }
 
 // spanAfter returns the text of the span of one of the kinds starting at pos.
-func spanAfter(s string, spans []Span, pos int, kinds ...Kind) string {
-	sp, ok := spanStarting(s, spans, pos)
+func spanAfter(s string, found []spans.Span, pos int, kinds ...spans.Kind) string {
+	sp, ok := spanStarting(s, found, pos)
 	if !ok {
 		return ""
 	}
@@ -457,8 +458,8 @@ func skipWord(s string, pos int, word string) int {
 	return pos
 }
 
-func firstSpanOf(s string, k Kind) string {
-	for _, sp := range FindSpans(s) {
+func firstSpanOf(s string, k spans.Kind) string {
+	for _, sp := range spans.Find(s) {
 		if sp.Kind == k {
 			return s[sp.Start:sp.End]
 		}
@@ -466,9 +467,9 @@ func firstSpanOf(s string, k Kind) string {
 	return ""
 }
 
-func lastSpanOf(s string, k Kind) string {
+func lastSpanOf(s string, k spans.Kind) string {
 	out := ""
-	for _, sp := range FindSpans(s) {
+	for _, sp := range spans.Find(s) {
 		if sp.Kind == k {
 			out = s[sp.Start:sp.End]
 		}

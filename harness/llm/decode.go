@@ -9,7 +9,7 @@ import (
 )
 
 // This file decodes completion and chat responses tolerantly. Servers differ in where they put
-// log-probabilities (see docs/llm.md):
+// log-probabilities (see docs/llm-servers.md):
 //
 //   - OpenAI legacy completions and vLLM /v1/completions: choices[].logprobs = {tokens,
 //     token_logprobs, top_logprobs: [{token: logprob}], text_offset}; entries may be null.

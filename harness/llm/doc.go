@@ -20,6 +20,6 @@
 // prints an API key: the key is read from the environment when a client is built and is redacted
 // from any error a server echoes it into.
 //
-// harness/llm/llmtest holds the fake OpenAI-compatible server used by the tests. docs/llm.md
+// harness/llm/llmtest holds the fake OpenAI-compatible server used by the tests. docs/llm-servers.md
 // documents the servers' differences and the measured performance.
 package llm

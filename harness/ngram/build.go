@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicdir"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -134,22 +135,12 @@ func BuildFrom(ctx context.Context, r corpus.Reader, outDir string, opt BuildOpt
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	outDir = filepath.Clean(outDir)
-	if _, err := os.Stat(outDir); err == nil && !opt.Force {
-		return BuildStats{}, fmt.Errorf("build: %s exists; remove it or use --force", outDir)
-	}
-	if err := os.MkdirAll(filepath.Dir(outDir), 0o755); err != nil {
-		return BuildStats{}, fmt.Errorf("build: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(outDir), filepath.Base(outDir)+".tmp-")
+	ad, err := atomicdir.Begin(outDir, opt.Force)
 	if err != nil {
 		return BuildStats{}, fmt.Errorf("build: %w", err)
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			os.RemoveAll(tmp)
-		}
-	}()
+	defer ad.Abort()
+	tmp := ad.Path()
 
 	b := &builder{opt: opt, dir: tmp, vocab: newVocabTable(), sep: sepID(opt.TokenWidth)}
 	if err := b.run(ctx, r); err != nil {
@@ -161,17 +152,9 @@ func BuildFrom(ctx context.Context, r corpus.Reader, outDir string, opt BuildOpt
 	if err := syncDir(tmp); err != nil {
 		return BuildStats{}, err
 	}
-	if _, err := os.Stat(outDir); err == nil {
-		old := outDir + fmt.Sprintf(".old-%d", os.Getpid())
-		if err := os.Rename(outDir, old); err != nil {
-			return BuildStats{}, fmt.Errorf("build: move old index aside: %w", err)
-		}
-		defer os.RemoveAll(old)
+	if err := ad.Commit(); err != nil {
+		return BuildStats{}, fmt.Errorf("build: %w", err)
 	}
-	if err := os.Rename(tmp, outDir); err != nil {
-		return BuildStats{}, fmt.Errorf("build: rename into place: %w", err)
-	}
-	ok = true
 	st := BuildStats{Tokens: b.man.Tokens, Docs: b.man.Docs, Shards: len(b.man.Shards), Elapsed: time.Since(start)}
 	st.DiskBytes, _ = dirBytes(outDir)
 	return st, nil

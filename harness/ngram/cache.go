@@ -26,10 +26,13 @@ type CacheKey struct {
 	Index  string
 	Window int // 0 for simple queries
 	Engine string
+	// Build is the identity of the local index that answered (Index.Identity), so that a rebuilt
+	// index at the same path never gets the old index's answers; "" for the API and the authors' cache.
+	Build string
 }
 
 func (k CacheKey) id() string {
-	return k.Engine + "\x00" + k.Index + "\x00" + strconv.Itoa(k.Window) + "\x00" + k.Query
+	return k.Engine + "\x00" + k.Build + "\x00" + k.Index + "\x00" + strconv.Itoa(k.Window) + "\x00" + k.Query
 }
 
 // String renders the key in the QuCo-RAG authors' layout: {"args":[query],"kwargs":{"index":...}},
@@ -41,6 +44,9 @@ func (k CacheKey) String() string {
 	}
 	if k.Engine != "" {
 		kw["engine"] = k.Engine
+	}
+	if k.Build != "" {
+		kw["build"] = k.Build
 	}
 	b, _ := json.Marshal(map[string]any{"args": []string{k.Query}, "kwargs": kw})
 	return string(b)
@@ -71,6 +77,8 @@ func parseCacheKey(s string) (CacheKey, error) {
 			err = json.Unmarshal(v, &k.Window)
 		case "engine":
 			err = json.Unmarshal(v, &k.Engine)
+		case "build":
+			err = json.Unmarshal(v, &k.Build)
 		}
 		if err != nil {
 			return CacheKey{}, fmt.Errorf("key %.80q: kwargs %s: %w", s, name, err)
@@ -133,6 +141,8 @@ type Cache struct {
 	Inner  Counter
 	Index  string // the index name put in keys
 	Engine string // tells semantics apart in keys ("" for Infini-gram's)
+	// Build is put in keys: the inner counter's identity when it has one (see Identifier).
+	Build string
 
 	mu      sync.Mutex
 	m       map[string]Result
@@ -143,13 +153,25 @@ type Cache struct {
 	Misses  int
 }
 
-// NewCache returns an in-memory cache; call Open to make it persistent.
+// Identifier is implemented by counters whose answers depend on content that can change under the same
+// name (a local index rebuilt at the same path); caches key their answers by the identity.
+type Identifier interface {
+	Identity() string
+}
+
+// NewCache returns an in-memory cache; use OpenCache for a persistent one. When inner is an
+// Identifier, its identity is part of every key.
 func NewCache(inner Counter, index, engine string) *Cache {
-	return &Cache{Inner: inner, Index: index, Engine: engine, m: map[string]Result{}}
+	c := &Cache{Inner: inner, Index: index, Engine: engine, m: map[string]Result{}}
+	if id, ok := inner.(Identifier); ok {
+		c.Build = id.Identity()
+	}
+	return c
 }
 
 // OpenCache loads (or creates) the JSONL cache at path and appends new answers to it. A torn last line
-// (a crash during a write) is ignored and counted in Skipped; any other bad line is an error.
+// (a crash during a write) is cut off the file, so the file holds complete records only, and counted
+// in Skipped; any other bad line is an error.
 func OpenCache(path string, inner Counter, index, engine string) (*Cache, error) {
 	c := NewCache(inner, index, engine)
 	data, err := os.ReadFile(path)
@@ -157,6 +179,7 @@ func OpenCache(path string, inner Counter, index, engine string) (*Cache, error)
 		return nil, fmt.Errorf("cache %s: %w", path, err)
 	}
 	lines := bytes.Split(data, []byte("\n"))
+	keep := int64(len(data)) // bytes of complete records
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -176,8 +199,9 @@ func OpenCache(path string, inner Counter, index, engine string) (*Cache, error)
 			r, ok, err = parseCachedValue(rec.Value)
 		}
 		if err != nil {
-			if i == len(lines)-1 { // torn final write
+			if i == len(lines)-1 { // torn final write: cut it off
 				c.Skipped++
+				keep = int64(len(data) - len(line))
 				continue
 			}
 			return nil, fmt.Errorf("cache %s:%d: %w", path, i+1, err)
@@ -192,8 +216,16 @@ func OpenCache(path string, inner Counter, index, engine string) (*Cache, error)
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", path, err)
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		f.Write([]byte("\n")) // end a torn line so the next record starts cleanly
+	if keep < int64(len(data)) {
+		if err := f.Truncate(keep); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cache %s: cut the torn last line: %w", path, err)
+		}
+	} else if len(data) > 0 && data[len(data)-1] != '\n' {
+		if _, err := f.Write([]byte("\n")); err != nil { // a complete last record without its newline
+			f.Close()
+			return nil, fmt.Errorf("cache %s: %w", path, err)
+		}
 	}
 	c.f, c.path = f, path
 	return c, nil
@@ -254,7 +286,7 @@ func (c *Cache) Close() error {
 
 // Count implements Counter.
 func (c *Cache) Count(ctx context.Context, query string) (Result, error) {
-	k := CacheKey{Query: query, Index: c.Index, Engine: c.Engine}
+	k := CacheKey{Query: query, Index: c.Index, Engine: c.Engine, Build: c.Build}
 	if IsCNF(query) {
 		k.Window = DefaultMaxDiffTokens
 	}
@@ -263,7 +295,7 @@ func (c *Cache) Count(ctx context.Context, query string) (Result, error) {
 
 // CoOccur implements Counter; the key is that of the query "a AND b" with the window.
 func (c *Cache) CoOccur(ctx context.Context, a, b string, window int) (Result, error) {
-	k := CacheKey{Query: a + " AND " + b, Index: c.Index, Window: window, Engine: c.Engine}
+	k := CacheKey{Query: a + " AND " + b, Index: c.Index, Window: window, Engine: c.Engine, Build: c.Build}
 	return c.get(k, func() (Result, error) { return c.Inner.CoOccur(ctx, a, b, window) })
 }
 
@@ -318,7 +350,7 @@ func (c *Cache) Export(path string) error {
 }
 
 func idToKey(id string) CacheKey {
-	parts := bytes.SplitN([]byte(id), []byte{0}, 4)
-	w, _ := strconv.Atoi(string(parts[2]))
-	return CacheKey{Engine: string(parts[0]), Index: string(parts[1]), Window: w, Query: string(parts[3])}
+	parts := bytes.SplitN([]byte(id), []byte{0}, 5)
+	w, _ := strconv.Atoi(string(parts[3]))
+	return CacheKey{Engine: string(parts[0]), Build: string(parts[1]), Index: string(parts[2]), Window: w, Query: string(parts[4])}
 }

@@ -47,6 +47,11 @@ type Client struct {
 	MaxRetries    int           // retries after the first attempt (default 5)
 	Backoff       time.Duration // first retry delay, doubled each time with jitter (default 500 ms)
 	MaxClauseFreq uint64        // sent with CNF queries (0: the server's default)
+	// MaxWait caps the total time spent waiting between retries of one request (0: no cap beyond
+	// MaxRetries).
+	MaxWait time.Duration
+	// OnRetry, when set, is told about every retry (see retry.Printer).
+	OnRetry retry.Notifier
 }
 
 // APIError is an error the server reported, in the error field or by status.
@@ -96,12 +101,19 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 		backoff = 500 * time.Millisecond
 	}
 	var lastErr error
-	var wait time.Duration
+	var wait, waited time.Duration
 	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 {
 			d := backoff << (attempt - 1)
 			d += time.Duration(rand.Int63n(int64(d)/2 + 1))
 			d = max(d, wait)
+			if c.MaxWait > 0 && waited+d > c.MaxWait {
+				return Response{}, fmt.Errorf("infini-gram API: giving up after %d attempts and %s of waiting (the cap): %w", attempt, waited.Round(time.Millisecond), lastErr)
+			}
+			if c.OnRetry != nil {
+				c.OnRetry("infini-gram API "+c.url(), attempt, lastErr, d)
+			}
+			waited += d
 			if err := retry.Sleep(ctx, d); err != nil {
 				return Response{}, fmt.Errorf("infini-gram API: %w (last error: %v)", err, lastErr)
 			}
@@ -114,6 +126,9 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 		lastErr = err
 		if !again || ctx.Err() != nil {
 			return Response{}, err
+		}
+		if retry.Permanent(err) {
+			return Response{}, fmt.Errorf("%w (not retried: it cannot succeed on a retry)", err)
 		}
 	}
 	return Response{}, fmt.Errorf("infini-gram API: giving up after %d attempts: %w", retries+1, lastErr)

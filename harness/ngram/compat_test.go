@@ -123,7 +123,7 @@ func TestOpenInfiniGramIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ix, err := Open(dir, OpenOptions{TokenWidth: 2})
+	ix, err := OpenIndex(dir, OpenOptions{TokenWidth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,19 +202,19 @@ func TestBadInput(t *testing.T) {
 		tab := filepath.Join(dir, "table.0")
 		data, _ := os.ReadFile(tab)
 		os.WriteFile(tab, data[:len(data)-1], 0o644)
-		if _, err := Open(dir, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "truncated") {
+		if _, err := OpenIndex(dir, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "truncated") {
 			t.Fatalf("truncated: err = %v", err)
 		}
 		bad := append([]byte(nil), data...)
 		bad[0] ^= 1
 		os.WriteFile(tab, bad, 0o644)
-		if _, err := Open(dir, OpenOptions{Verify: true}); err == nil || !strings.Contains(err.Error(), "checksum") {
+		if _, err := OpenIndex(dir, OpenOptions{Verify: true}); err == nil || !strings.Contains(err.Error(), "checksum") {
 			t.Fatalf("corrupt: err = %v", err)
 		}
 		// Without a manifest only the sizes can be checked; a bad pointer must still never crash.
 		os.Remove(filepath.Join(dir, "manifest.json"))
 		os.WriteFile(tab, data[:len(data)-1], 0o644)
-		if _, err := Open(dir, OpenOptions{TokenWidth: 4}); err == nil {
+		if _, err := OpenIndex(dir, OpenOptions{TokenWidth: 4}); err == nil {
 			t.Fatal("a truncated table without a manifest opened")
 		}
 		bad = append([]byte(nil), data...)
@@ -222,7 +222,7 @@ func TestBadInput(t *testing.T) {
 			bad[i] = 0xff // every pointer far beyond the token file
 		}
 		os.WriteFile(tab, bad, 0o644)
-		ix, err := Open(dir, OpenOptions{TokenWidth: 4})
+		ix, err := OpenIndex(dir, OpenOptions{TokenWidth: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestBadInput(t *testing.T) {
 		ix.NTD([]uint32{1})
 	})
 	t.Run("a half-built directory is not an index", func(t *testing.T) {
-		if _, err := Open(t.TempDir(), OpenOptions{}); err == nil {
+		if _, err := OpenIndex(t.TempDir(), OpenOptions{}); err == nil {
 			t.Fatal("an empty directory opened as an index")
 		}
 	})

@@ -16,13 +16,31 @@ type Result struct {
 	Approx bool   `json:"approx"`
 }
 
-// Counter answers the corpus-statistics questions of QuCo-RAG. The local index, the Infini-gram API
-// client and the caches all satisfy it.
+// Counter answers the corpus-statistics questions of QuCo-RAG. The local index (exact mode), Compat
+// (Infini-gram mode over a local index), the Infini-gram API client and the caches all satisfy it;
+// Open builds one from a Config.
 type Counter interface {
-	// Count returns the number of occurrences of query.
+	// Count returns the number of occurrences of query: the token sequence of a phrase, counted
+	// exactly (Approx false), or, for a CNF query ("a AND b OR c"), the count of its AND semantics
+	// below.
 	Count(ctx context.Context, query string) (Result, error)
-	// CoOccur returns how often a and b occur within window tokens of each other (see the
-	// implementation for its exact semantics).
+	// CoOccur returns how often a and b occur near each other, as the CNF count of "a AND b" with a
+	// window of window tokens:
+	//
+	//   - exact mode (*Index): the number of occurrences of the rarer of a and b (a on ties) that have
+	//     an occurrence of the other starting within window tokens (|Δ| ≤ window) in the same
+	//     document. An occurrence never pairs with itself, so a == b needs a second occurrence. The
+	//     count is exact (Approx false).
+	//   - Infini-gram mode (Compat, the public API, the authors' cache): Infini-gram's find_cnf. Each
+	//     match of the rarer clause (chosen per shard) is joined with the nearest match of the other
+	//     starting before it and the nearest starting at or after it, each kept when its start is within
+	//     window tokens, into one span; a span that contains a document separator is dropped, and the
+	//     spans left are counted. A match with a partner in its own document whose other-side partner
+	//     lies across a document boundary is therefore not counted, where exact mode counts it. A clause
+	//     more frequent than max_clause_freq is subsampled per shard and the count scaled up by an
+	//     integer factor, with Approx true.
+	//
+	// A cache answers as the counter it recorded, and its keys tell the two modes apart.
 	CoOccur(ctx context.Context, a, b string, window int) (Result, error)
 }
 

@@ -11,10 +11,15 @@
 //     of each document's separator), plus manifest.json (sizes and CRC-32C checksums) and vocab.txt.
 //     The suffix array comes from an SA-IS over the integer alphabet written here (sais.go), run on
 //     ranks that order token ids as their little-endian bytes do.
-//   - Open memory-maps an index (ours, or one made by Infini-gram's indexer, queried by ids) and
+//   - OpenIndex memory-maps an index (ours, or one made by Infini-gram's indexer, queried by ids) and
 //     answers Count, CoOccur, CNF (AND/OR) counts, next-token distributions and unigram counts.
 //   - Server speaks Infini-gram's JSON API; Client talks to it (or to api.infini-gram.io); Cache
 //     records answers in a JSONL file and reads the QuCo-RAG authors' cache file.
+//   - Open builds the Counter a Config describes and returns it as a Source (Close releases it):
+//     backend local (Index, Mode exact or infinigram, TokenWidth, Verify, MaxClauseFreq), api
+//     (APIURL, APIIndex, MaxClauseFreq) or quco-cache (QuCoCache, replayed offline), with the JSONL
+//     Cache in front of local or api when set. In YAML: {backend: local, index: idx/wiki, mode:
+//     infinigram, cache: runs/ngram-cache.jsonl}.
 //
 // Two semantics for AND queries (CNFOptions.Mode):
 //   - Exact (default): the number of occurrences of the rarest clause that have, for every other

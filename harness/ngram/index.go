@@ -26,10 +26,12 @@ const MaxQueryTokens = 500
 // ErrQueryTooLong is returned for queries over MaxQueryTokens tokens.
 var ErrQueryTooLong = fmt.Errorf("query longer than %d tokens", MaxQueryTokens)
 
-// OpenOptions configures Open.
+// OpenOptions configures OpenIndex.
 type OpenOptions struct {
-	// Verify checks every file's CRC-32C against the manifest (reading the whole index once).
-	// Sizes are always checked.
+	// Verify checks every file's CRC-32C against the manifest on this open, whatever was remembered.
+	// Without it, Open still checks every file's size, checks the small files' checksums every time,
+	// and checks each large file's checksum once: the result is remembered in VerifiedFile against the
+	// file's size and modification time, so a later open reads only files that changed since.
 	Verify bool
 	// TokenWidth is the token width of an index without manifest.json (one made by Infini-gram's own
 	// indexer): 2 (u16, the default) or 4.
@@ -47,7 +49,13 @@ type Index struct {
 	sep    uint32
 	tokens uint64
 	maps   [][]byte
+	// checked and trusted count the files whose checksums Open read and those it trusted by stamp.
+	checked, trusted int
 }
+
+// Verified returns how many index files Open checked against their checksums and how many it trusted
+// because they had not changed since an earlier check.
+func (ix *Index) Verified() (checked, trusted int) { return ix.checked, ix.trusted }
 
 type shard struct {
 	ds, sa, od []byte
@@ -93,10 +101,10 @@ func keyRange(q []byte) (lo, hi uint64) {
 	return binary.BigEndian.Uint64(a[:]), binary.BigEndian.Uint64(b[:])
 }
 
-// Open opens the index in dir. A directory with manifest.json is a ragbench index and is checked against
+// OpenIndex opens the index in dir. A directory with manifest.json is a ragbench index and is checked against
 // its manifest; one without is read as an Infini-gram index (tokenized.N, table.N, offset.N) that can
 // be queried by token ids only.
-func Open(dir string, opt OpenOptions) (*Index, error) {
+func OpenIndex(dir string, opt OpenOptions) (*Index, error) {
 	ix := &Index{dir: dir}
 	mp := filepath.Join(dir, "manifest.json")
 	data, err := os.ReadFile(mp)
@@ -130,16 +138,22 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	if ix.width == 4 {
 		ix.sep = 0xFFFFFFFF
 	}
-	if err := ix.openShards(opt.Verify); err != nil {
+	v := newVerifier(dir, opt.Verify)
+	if err := ix.openShards(v); err != nil {
 		ix.Close()
+		if _, verr := os.Stat(filepath.Join(dir, "vocab.txt")); verr == nil && ix.man.Format == "" {
+			return nil, fmt.Errorf("open %s: manifest.json is missing, so the files were read as an Infini-gram index and did not fit (%w); if this is a ragbench index, rebuild it with ngram build", dir, err)
+		}
 		return nil, err
 	}
 	if ix.man.VocabFile != "" {
-		if err := ix.loadVocab(opt.Verify); err != nil {
+		if err := ix.loadVocab(v); err != nil {
 			ix.Close()
 			return nil, err
 		}
 	}
+	v.save()
+	ix.checked, ix.trusted = v.Checked, v.Trusted
 	return ix, nil
 }
 
@@ -158,7 +172,7 @@ func (ix *Index) discoverShards() error {
 	return nil
 }
 
-func (ix *Index) openShards(verify bool) error {
+func (ix *Index) openShards(v *verifier) error {
 	if len(ix.man.Shards) == 0 {
 		return fmt.Errorf("open %s: the index has no shards", ix.dir)
 	}
@@ -184,8 +198,8 @@ func (ix *Index) openShards(verify bool) error {
 				if int64(len(b)) != want.Bytes {
 					return fmt.Errorf("open %s: size %d, manifest says %d: truncated or corrupt index", path, len(b), want.Bytes)
 				}
-				if verify && crc32.Checksum(b, castagnoli) != want.CRC32C {
-					return fmt.Errorf("open %s: checksum mismatch: corrupt index", path)
+				if err := v.check(name, b, want.CRC32C); err != nil {
+					return err
 				}
 			}
 		}
@@ -225,7 +239,7 @@ func (ix *Index) mmap(path string) ([]byte, error) {
 	return b, nil
 }
 
-func (ix *Index) loadVocab(verify bool) error {
+func (ix *Index) loadVocab(v *verifier) error {
 	path := filepath.Join(ix.dir, ix.man.VocabFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -234,8 +248,8 @@ func (ix *Index) loadVocab(verify bool) error {
 	if int64(len(data)) != ix.man.VocabBytes {
 		return fmt.Errorf("open %s: size %d, manifest says %d: truncated or corrupt index", path, len(data), ix.man.VocabBytes)
 	}
-	if verify && crc32.Checksum(data, castagnoli) != ix.man.VocabCRC {
-		return fmt.Errorf("open %s: checksum mismatch: corrupt index", path)
+	if err := v.check(ix.man.VocabFile, data, ix.man.VocabCRC); err != nil {
+		return err
 	}
 	ix.words = make([]string, 0, ix.man.VocabSize)
 	ix.vocab = make(map[string]uint32, ix.man.VocabSize)
@@ -550,6 +564,48 @@ func (ix *Index) NTD(prefix []uint32) ([]NextToken, uint64) {
 		total += hi - lo
 		s.runs(lo, hi, uint64(len(q)), counts)
 	}
+	return ix.distribution(counts), total
+}
+
+// NTDSample is NTD with Infini-gram's max_support: when prefix occurs more than maxSupport times, the
+// distribution is taken from maxSupport occurrences evenly spaced over the suffix array (deterministic)
+// and approx is true; otherwise it is NTD's exact one. The prefix count is always exact.
+func (ix *Index) NTDSample(prefix []uint32, maxSupport uint64) (dist []NextToken, total uint64, approx bool) {
+	q := ix.encode(nil, prefix)
+	type span struct {
+		s      *shard
+		lo, hi uint64
+	}
+	var spans []span
+	for _, s := range ix.shards {
+		lo, hi := s.find(q)
+		total += hi - lo
+		spans = append(spans, span{s, lo, hi})
+	}
+	if maxSupport == 0 || total <= maxSupport {
+		dist, total = ix.NTD(prefix)
+		return dist, total, false
+	}
+	counts := map[uint32]uint64{}
+	m := uint64(len(q))
+	for i := uint64(0); i < maxSupport; i++ {
+		r := i * total / maxSupport // the i-th of maxSupport evenly spaced ranks over all shards
+		for _, sp := range spans {
+			if n := sp.hi - sp.lo; r < n {
+				if t, ok := sp.s.tokenAt(sp.s.rankToPtr(sp.lo+r) + m); ok {
+					counts[t]++
+				}
+				break
+			} else {
+				r -= n
+			}
+		}
+	}
+	return ix.distribution(counts), total, true
+}
+
+// distribution turns next-token counts into a distribution, most frequent first (ties by id).
+func (ix *Index) distribution(counts map[uint32]uint64) []NextToken {
 	out := make([]NextToken, 0, len(counts))
 	var sum uint64
 	for _, c := range counts {
@@ -564,7 +620,7 @@ func (ix *Index) NTD(prefix []uint32) ([]NextToken, uint64) {
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, total
+	return out
 }
 
 func (s *shard) runs(lo, hi, m uint64, counts map[uint32]uint64) {
@@ -626,4 +682,22 @@ func (ix *Index) Resident() (resident, total int64) {
 		}
 	}
 	return min(resident, total), total
+}
+
+// Identity names the index's content: a checksum of its manifest, which holds every file's size and
+// checksum, so a rebuild with other content gets another identity. Caches put it in their keys. An
+// Infini-gram directory without a manifest is named by its path and file sizes.
+func (ix *Index) Identity() string {
+	data, _ := json.Marshal(ix.man)
+	if len(ix.man.Shards) > 0 && ix.man.Shards[0].Files == nil {
+		var sizes []int
+		for _, s := range ix.shards {
+			sizes = append(sizes, len(s.ds), len(s.sa), len(s.od))
+		}
+		data, _ = json.Marshal(struct {
+			Dir   string
+			Sizes []int
+		}{ix.dir, sizes})
+	}
+	return fmt.Sprintf("local-%08x", crc32.Checksum(data, castagnoli))
 }

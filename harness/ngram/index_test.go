@@ -40,7 +40,7 @@ func buildDocs(t testing.TB, docs []string, opt BuildOptions) (*Index, string) {
 	if _, err := BuildFrom(context.Background(), &memReader{docs: ds}, dir, opt); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, OpenOptions{Verify: true})
+	ix, err := OpenIndex(dir, OpenOptions{Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}

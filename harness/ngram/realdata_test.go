@@ -25,7 +25,7 @@ func TestRealCorpusCountsMatchScan(t *testing.T) {
 	if st.Shards < 2 {
 		t.Fatalf("want several shards, got %d", st.Shards)
 	}
-	ix, err := Open(dir, OpenOptions{Verify: true})
+	ix, err := OpenIndex(dir, OpenOptions{Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestParquetCorpus(t *testing.T) {
 	if _, err := BuildFrom(ctx, r, dir, BuildOptions{Lowercase: true}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, OpenOptions{})
+	ix, err := OpenIndex(dir, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import "slices"
 //   - The LMS-substring names are compared by stored length and symbols (equal lengths and symbols
 //     imply equal types, since both substrings end in an S-type symbol).
 //
-// Tried and dropped (docs/ngram.md has the figures): induce passes (and naming) in blocks, a gather
+// Tried and dropped (docs/corpus-statistics.md has the figures): induce passes (and naming) in blocks, a gather
 // loop reading the predecessors' symbols before a loop doing the stores (to overlap the cache misses; 20% more CPU
 // than the single loop, whose iterations the CPU already overlaps), with touches of the bucket
 // counter and target slot (slower still), or with the gather and the stores of each block split

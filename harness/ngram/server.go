@@ -2,9 +2,11 @@ package ngram
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -29,6 +31,9 @@ type Server struct {
 	MaxConcurrent int           // queries at once; more get 429 (default 2×GOMAXPROCS-ish 8)
 	Timeout       time.Duration // per-query deadline; past it, 503 (default 5s)
 	MaxBody       int64         // request-size limit in bytes; above it, 413 (default 64 KiB)
+	// Token, when set, is the bearer token every request must carry ("Authorization: Bearer
+	// TOKEN"); others get 401. Set it whenever the server listens beyond the loopback interface.
+	Token string
 
 	sem chan struct{}
 }
@@ -91,10 +96,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "server busy: too many concurrent queries; retry later"})
 		return
 	}
+	if s.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.Token)) != 1 {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong bearer token"})
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
 	var req apiRequest
 	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&req); err != nil {
+	err := dec.Decode(&req)
+	if err == nil {
+		var extra json.RawMessage
+		if e := dec.Decode(&extra); !errors.Is(e, io.EOF) {
+			err = errors.New("data after the JSON object")
+			var mbe *http.MaxBytesError
+			if errors.As(e, &mbe) {
+				err = e
+			}
+		}
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("request body larger than %d bytes", s.MaxBody)})
@@ -292,16 +313,24 @@ func (s *Server) process(ctx context.Context, req *apiRequest) (map[string]any, 
 		}
 		out["prob"], out["prompt_cnt"], out["cont_cnt"] = p, pc, cc
 	case "ntd":
+		if len(simple) == 0 {
+			return nil, badRequest("Please provide a non-empty query!")
+		}
+		maxSupport := uint64(MaxSupportAPI)
+		if req.MaxSupport != nil {
+			maxSupport = uint64(*req.MaxSupport)
+		}
 		res := map[string]any{}
 		var total uint64
+		approx := false
 		if !unknown {
 			var dist []NextToken
-			dist, total = s.Index.NTD(simple)
+			dist, total, approx = s.Index.NTDSample(simple, maxSupport)
 			for _, d := range dist {
 				res[strconv.FormatUint(uint64(d.ID), 10)] = map[string]any{"cont_cnt": d.Count, "prob": d.Prob, "token": d.Token}
 			}
 		}
-		out["prompt_cnt"], out["result_by_token_id"], out["approx"] = total, res, false
+		out["prompt_cnt"], out["result_by_token_id"], out["approx"] = total, res, approx
 	}
 	return out, nil
 }
@@ -309,6 +338,9 @@ func (s *Server) process(ctx context.Context, req *apiRequest) (map[string]any, 
 func (s *Server) checkID(v int64) (uint32, error) {
 	if v < 0 || v > int64(s.Index.Sep()) {
 		return 0, badRequest("Some item(s) in your query_ids are out-of-range!")
+	}
+	if uint32(v) == s.Index.Sep() {
+		return 0, badRequest("query_ids holds the document separator id %d, which is not a token", v)
 	}
 	if s.Index.HasVocab() && v >= int64(len(s.Index.words)) && uint32(v) != s.Index.Sep() {
 		return 0, badRequest("Some item(s) in your query_ids are out-of-range!")

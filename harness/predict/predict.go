@@ -2,7 +2,8 @@
 // JSONL record per example, in input order whatever the scheduling: the extracted prediction, the
 // raw output, backend and model, token usage, latency, whether the cache answered, and the error of
 // a failed call. A failed example is recorded and the run goes on; cancellation stops it promptly
-// with every finished record before the cut written. ReadDone reads such a file back for resuming.
+// with every finished record before the cut written. ReadDone reads such a file back, and OpenResume
+// opens it for appending the examples still to do.
 //
 // It does not build prompts (methods/prompts does), load datasets or score (metrics does); the
 // records are what `ragbench score` reads.

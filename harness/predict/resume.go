@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // Done is what an existing predictions file holds, for resuming.
@@ -88,4 +89,63 @@ func ReadDone(path string) (*Done, error) {
 			return d, nil
 		}
 	}
+}
+
+// Resume is a predictions file opened for appending the records a resumed run still has to write.
+type Resume struct {
+	// Done is what the file held.
+	*Done
+	// File is the predictions file, positioned after its last well-formed record (a cut-short last
+	// line is truncated; a missing final newline has been written). The caller closes it.
+	File *os.File
+	// Todo are the positions in the selected ids of the examples still to run, in order: those without a
+	// successful record (failed ones are retried).
+	Todo []int
+}
+
+// OpenResume opens the predictions file at path (created if missing) to resume a run over the selected
+// example ids. known reports whether an id belongs to the dataset, named dataset in errors: a record for
+// any other id is an error (the file holds another dataset's predictions), found before anything is
+// written.
+func OpenResume(path string, selected []string, known func(id string) bool, dataset string) (*Resume, error) {
+	done, err := ReadDone(path)
+	if err != nil {
+		return nil, err
+	}
+	stray := make([]string, 0)
+	for id := range done.IDs {
+		if !known(id) {
+			stray = append(stray, id)
+		}
+	}
+	if len(stray) > 0 {
+		slices.Sort(stray)
+		return nil, fmt.Errorf("resume %s: it holds a record for id %q, which is not in %s (another dataset's predictions?)", path, stray[0], dataset)
+	}
+	r := &Resume{Done: done}
+	for i, id := range selected {
+		if !done.IDs[id] {
+			r.Todo = append(r.Todo, i)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	if err := f.Truncate(done.Size); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("resume: truncate the cut-short last line of %s: %w", path, err)
+	}
+	if _, err := f.Seek(done.Size, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("resume %s: %w", path, err)
+	}
+	if done.NeedNewline {
+		if _, err := f.Write([]byte("\n")); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("resume %s: %w", path, err)
+		}
+	}
+	r.File = f
+	return r, nil
 }

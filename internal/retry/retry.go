@@ -7,10 +7,15 @@ package retry
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -71,4 +76,41 @@ func (b *Backoff) Next() time.Duration {
 	w := b.d/2 + time.Duration(rand.Int64N(int64(b.d)))
 	b.d = min(2*b.d, b.max)
 	return w
+}
+
+// Permanent reports whether a network error cannot succeed on a retry: a DNS name that does not
+// resolve (or no resolver to ask), and a connection refused by a loopback address (nothing listens on
+// this machine's port, which no wait changes). Timeouts, resets and refusals by remote hosts (which may
+// be restarting) are not permanent.
+func Permanent(err error) bool {
+	if err == nil {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsTimeout
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Addr != nil {
+			if ta, ok := op.Addr.(*net.TCPAddr); ok {
+				return ta.IP.IsLoopback()
+			}
+		}
+	}
+	return false
+}
+
+// Notifier is told about each retry before its wait: which attempt failed, why, and how long the
+// client waits before the next. Clients print it on stderr so that no retry is silent.
+type Notifier func(what string, attempt int, err error, wait time.Duration)
+
+// Printer returns a Notifier that writes one line per retry to w ("" prefix allowed); nil w gives nil.
+func Printer(w io.Writer) Notifier {
+	if w == nil {
+		return nil
+	}
+	return func(what string, attempt int, err error, wait time.Duration) {
+		fmt.Fprintf(w, "%s: attempt %d failed (%v); retrying in %s\n", what, attempt, err, wait.Round(time.Millisecond))
+	}
 }

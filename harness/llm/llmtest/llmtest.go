@@ -4,7 +4,7 @@
 // faults on demand (429 with Retry-After, 500, slow replies, truncated JSON, bodies cut short,
 // connection resets), and counts and records the requests it receives.
 //
-// It is for tests and for `ragbench llm bench --simulate`; it is not a model. It listens on 127.0.0.1
+// It is for tests only (the ragbench binary does not import it); it is not a model. It listens on 127.0.0.1
 // through httptest and answers deterministically.
 package llmtest
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragbench/ragbench/harness/extract"
+	"github.com/ragbench/ragbench/harness/spans"
 	"github.com/ragbench/ragbench/harness/text"
 )
 
@@ -216,22 +216,22 @@ type reading struct {
 	q       string
 	qterms  []string
 	maxHops int
-	memo    map[string][]extract.Span
+	memo    map[string][]spans.Span
 }
 
-// spans memoises extract.FindSpans per sentence.
-func (r *reading) spans(s string) []extract.Span {
+// spans memoises spans.Find per sentence.
+func (r *reading) spans(s string) []spans.Span {
 	if sp, ok := r.memo[s]; ok {
 		return sp
 	}
-	sp := extract.FindSpans(s)
+	sp := spans.Find(s)
 	r.memo[s] = sp
 	return sp
 }
 
 // read answers p.
 func read(p Prompt, maxHops int) plan {
-	r := &reading{ix: newIndex(p.Passages), q: p.Question, qterms: terms(p.Question), maxHops: maxHops, memo: map[string][]extract.Span{}}
+	r := &reading{ix: newIndex(p.Passages), q: p.Question, qterms: terms(p.Question), maxHops: maxHops, memo: map[string][]spans.Span{}}
 	typ, opts, property := classify(p.Question)
 	if len(r.ix.sents) == 0 {
 		return guess(typ, opts)
@@ -330,7 +330,7 @@ func (r *reading) hop(s1 *sentence, exclude map[string]bool, typ qtype, cue, sub
 	var best scored
 	bestBridge := ""
 	for _, sp := range r.spans(s1.text) {
-		if sp.Kind != extract.Name && sp.Kind != extract.Title {
+		if sp.Kind != spans.Name && sp.Kind != spans.Title {
 			continue
 		}
 		b := s1.text[sp.Start:sp.End]
@@ -412,21 +412,21 @@ func mergeSets(a, b map[string]bool) map[string]bool {
 // word wins; ties go to the earlier span. The factor is 1 for a span of the expected type and 0.6
 // for a fallback span of another kind.
 func (r *reading) pick(s string, typ qtype, cue, sub string, exclude map[string]bool, qterms []string) (string, []candidate, float64) {
-	spans := r.spans(s)
+	found := r.spans(s)
 	if typ == tDate && (cue == "birth" || cue == "death") {
 		if d := cueDate(s, cue); d != "" {
 			return d, nil, 1
 		}
 	}
-	want := map[extract.Kind]bool{}
+	want := map[spans.Kind]bool{}
 	switch typ {
 	case tDate:
-		want[extract.Date] = true
+		want[spans.Date] = true
 	case tNumber:
-		want[extract.Number] = true
+		want[spans.Number] = true
 	default:
-		want[extract.Name] = true
-		want[extract.Title] = true
+		want[spans.Name] = true
+		want[spans.Title] = true
 	}
 	// Positions of question words in s.
 	var qpos []int
@@ -452,7 +452,7 @@ func (r *reading) pick(s string, typ qtype, cue, sub string, exclude map[string]
 			cueAt = m[1]
 		}
 	}
-	prefOf := func(sp extract.Span) int {
+	prefOf := func(sp spans.Span) int {
 		switch sub {
 		case "place":
 			prev := strings.ToLower(lastWord(s[:sp.Start]))
@@ -474,9 +474,9 @@ func (r *reading) pick(s string, typ qtype, cue, sub string, exclude map[string]
 		}
 		return 0
 	}
-	collect := func(ok func(extract.Kind) bool) []cand {
+	collect := func(ok func(spans.Kind) bool) []cand {
 		var out []cand
-		for _, sp := range spans {
+		for _, sp := range found {
 			if !ok(sp.Kind) {
 				continue
 			}
@@ -502,10 +502,10 @@ func (r *reading) pick(s string, typ qtype, cue, sub string, exclude map[string]
 		return out
 	}
 	factor := 1.0
-	cs := collect(func(k extract.Kind) bool { return want[k] })
+	cs := collect(func(k spans.Kind) bool { return want[k] })
 	if len(cs) == 0 && typ == tName {
 		factor = 0.6
-		cs = collect(func(k extract.Kind) bool { return true })
+		cs = collect(func(k spans.Kind) bool { return true })
 	}
 	if len(cs) == 0 {
 		return "", nil, 0
@@ -572,8 +572,8 @@ func cueDate(s, cue string) string {
 }
 
 func firstDate(s string) string {
-	for _, sp := range extract.FindSpans(s) {
-		if sp.Kind == extract.Date {
+	for _, sp := range spans.Find(s) {
+		if sp.Kind == spans.Date {
 			return s[sp.Start:sp.End]
 		}
 	}
@@ -582,8 +582,8 @@ func firstDate(s string) string {
 
 func lastDate(s string) string {
 	out := ""
-	for _, sp := range extract.FindSpans(s) {
-		if sp.Kind == extract.Date {
+	for _, sp := range spans.Find(s) {
+		if sp.Kind == spans.Date {
 			out = s[sp.Start:sp.End]
 		}
 	}
@@ -616,7 +616,7 @@ func newWords(s string, exclude map[string]bool) string {
 // optionResult is the evidence about one compared option and the value to compare.
 type optionResult struct {
 	evidence []evidence
-	date     extract.DateValue
+	date     spans.DateValue
 	hasDate  bool
 	life     int
 	hasLife  bool
@@ -678,8 +678,8 @@ func (r *reading) option(entity, cue string, chain bool, wantNum bool) optionRes
 	s := final.s.text
 	switch {
 	case wantNum:
-		for _, sp := range extract.FindSpans(s) {
-			if sp.Kind == extract.Number {
+		for _, sp := range spans.Find(s) {
+			if sp.Kind == spans.Number {
 				if v, ok := parseNumber(s[sp.Start:sp.End]); ok {
 					res.number, res.hasNum = v, true
 					break
@@ -688,8 +688,8 @@ func (r *reading) option(entity, cue string, chain bool, wantNum bool) optionRes
 		}
 	case cue == "life":
 		if m := lifeSpanRE.FindStringSubmatch(s); m != nil {
-			a, ok1 := extract.ParseDate(lastDate(m[1]))
-			b, ok2 := extract.ParseDate(lastDate(m[2]))
+			a, ok1 := spans.ParseDate(lastDate(m[1]))
+			b, ok2 := spans.ParseDate(lastDate(m[2]))
 			if ok1 && ok2 {
 				res.life, res.hasLife = b.Days()-a.Days(), true
 			}
@@ -702,7 +702,7 @@ func (r *reading) option(entity, cue string, chain bool, wantNum bool) optionRes
 		if d == "" {
 			d = firstDate(s)
 		}
-		if v, ok := extract.ParseDate(d); ok {
+		if v, ok := spans.ParseDate(d); ok {
 			res.date, res.hasDate = v, true
 		}
 	}
@@ -899,17 +899,17 @@ func (r *reading) chainOption(entity string) optionResult {
 func values(s, entity string) map[string]bool {
 	own := termSet(terms(entity))
 	out := map[string]bool{}
-	for _, sp := range extract.FindSpans(s) {
+	for _, sp := range spans.Find(s) {
 		t := s[sp.Start:sp.End]
 		ts := terms(t)
 		if len(ts) == 0 || allIn(ts, own) {
 			continue
 		}
 		switch sp.Kind {
-		case extract.Name:
+		case spans.Name:
 			out[demonymStem(strings.ToLower(t))] = true
-		case extract.Date:
-			if d, ok := extract.ParseDate(t); ok {
+		case spans.Date:
+			if d, ok := spans.ParseDate(t); ok {
 				out["year:"+strconv.Itoa(d.Year)] = true
 			}
 		}

@@ -19,7 +19,7 @@
 // over the prompt's own sentences); the score is the matched share of the question's weight, in [0, 1].
 // The expected answer type follows the question word: dates and years for when/what year, numbers for
 // how many/how much, yes/no for polar questions, one of the two compared entities for comparison
-// questions ("…, X or Y?"), else a capitalised name or quoted title (extract.FindSpans). Bridge
+// questions ("…, X or Y?"), else a capitalised name or quoted title (spans.Find). Bridge
 // questions ("the director of film X", "X's father", "the woman who …") take a second hop through an
 // entity of the first sentence. Comparisons look up each entity's sentence (with the same hop) and
 // compare the dates or numbers found there. The output is the chain-of-thought format of the

@@ -78,7 +78,7 @@ func runEval(t *testing.T, b *promptBuilder, name string, items []evalItem) (met
 		preds[it.ex.ID] = resp.Text
 	}
 	elapsed := time.Since(start)
-	ext := metrics.DefaultExtractor(name)
+	ext := metrics.DefaultAnswerRule(name)
 	if ext == metrics.ExtractNone {
 		ext = metrics.ExtractQuCo2Wiki
 	}

@@ -19,7 +19,7 @@ func benchIndex(b *testing.B, n int64) (*ngram.Index, []string, [][2]string, []b
 	if _, err := ngram.BuildFrom(context.Background(), newZipf(1, 100000, 1.1, n), dir, ngram.BuildOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := ngram.Open(dir, ngram.OpenOptions{Verify: true})
+	ix, err := ngram.OpenIndex(dir, ngram.OpenOptions{Verify: true})
 	if err != nil {
 		b.Fatal(err)
 	}

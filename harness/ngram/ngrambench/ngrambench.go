@@ -19,12 +19,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/text"
+
+	"github.com/ragbench/ragbench/internal/rusage"
 )
 
 // Config configures Run.
@@ -266,11 +267,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	// Build, with the peak-RSS counter reset first so that VmHWM is the build's own.
 	runtime.GC()
 	debug.FreeOSMemory()
-	resetPeakRSS()
+	rusage.ResetPeakRSS()
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		rep.LoadAverage = strings.Join(strings.Fields(string(la))[:3], " ")
 	}
-	cpu0 := cpuSeconds()
+	cpu0 := rusage.CPUSeconds()
 	if c.CPUProfile != "" {
 		f, err := os.Create(c.CPUProfile)
 		if err != nil {
@@ -290,11 +291,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.PeakRSSBytes = peakRSS()
+	rep.PeakRSSBytes = rusage.PeakRSS()
 	if c.CPUProfile != "" {
 		pprof.StopCPUProfile()
 	}
-	rep.BuildCPUSeconds = cpuSeconds() - cpu0
+	rep.BuildCPUSeconds = rusage.CPUSeconds() - cpu0
 	rep.Tokens, rep.Docs, rep.Shards = st.Tokens, st.Docs, st.Shards
 	rep.BuildSeconds = st.Elapsed.Seconds()
 	rep.BuildTokensPerS = float64(st.Tokens) / st.Elapsed.Seconds()
@@ -302,7 +303,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	rep.BytesPerToken = float64(st.DiskBytes) / float64(st.Tokens)
 
 	t0 := time.Now()
-	ix, err := ngram.Open(dir, ngram.OpenOptions{Verify: true}) // verifying reads every page: a warm index
+	ix, err := ngram.OpenIndex(dir, ngram.OpenOptions{Verify: true}) // verifying reads every page: a warm index
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +352,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 
 	// The CPU cost of producing the corpus alone (generating, replaying or reading it), to tell it
 	// from the rest of the build.
-	cpu1 := cpuSeconds()
+	cpu1 := rusage.CPUSeconds()
 	if r, err := src(); err == nil {
 		for {
 			if _, err := r.Next(); err != nil {
@@ -360,7 +361,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 		r.Close()
 	}
-	rep.SourceCPUSeconds = cpuSeconds() - cpu1
+	rep.SourceCPUSeconds = rusage.CPUSeconds() - cpu1
 
 	if c.OnMeasured != nil {
 		c.OnMeasured(rep)
@@ -556,38 +557,4 @@ func (c *Config) peer(ctx context.Context, src source, counts []string, rep *Rep
 		rep.PeerCountRatio = rep.PeerLookupP50us / rep.CountP50us
 	}
 	return nil
-}
-
-// resetPeakRSS resets the kernel's peak-RSS counter (VmHWM) of this process, where Linux allows it.
-func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS returns VmHWM from /proc/self/status, or getrusage's maxrss.
-func peakRSS() int64 {
-	if data, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(line, "VmHWM:") {
-				f := strings.Fields(line)
-				if len(f) >= 2 {
-					if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-						return kb << 10
-					}
-				}
-			}
-		}
-	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		return ru.Maxrss << 10
-	}
-	return 0
-}
-
-// cpuSeconds returns the user and system CPU time of this process.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
 }

@@ -7,12 +7,7 @@ import (
 )
 
 // windowDocs is the width of the document windows whose candidates maxScoreBatches gathers before it
-// probes the non-essential lists for them (so at most windowDocs candidates; at most 65,536). In-process
-// A/B on 1M synthetic passages: windows of 4,096 documents ran 2% faster than batches of 512 candidates
-// (and than 256 or 2,048), and batches of 64 candidates 4% slower. Since the presence planes (query
-// rounds 19-25) a window holds far fewer candidates, and windows of 8,192 ran ahead of 4,096 in
-// TestFlagsAB on the quiet machine: NQ-open +1.2 / +2.9 / +2.8%, synthetic +2.3 / +3.8 / +3.6% (16,384,
-// two runs: +0.6 / −2.4% and +1.9 / +2.8%; query round 26). A variable only so that tests can make
+// probes the non-essential lists for them (at most 65,536). A variable only so that tests can make
 // windows small.
 var windowDocs = 8192
 
@@ -20,14 +15,6 @@ var windowDocs = 8192
 // scratch stays small: a window's candidate arrays and contribution rows take windowCands * (15 + 8 *
 // lists) bytes. At most 65,536.
 const windowCands = 512
-
-// useBatches selects maxScoreBatches over the document-at-a-time maxScoreDAAT where both apply. A
-// variable only so that tests and A/B runs can compare the two.
-var useBatches = true
-
-// useTfFloor turns the tf floors of essential tf >= 2 bitmap lists (tfmin.go) on. A variable only so
-// that tests and A/B runs can compare.
-var useTfFloor = true
 
 // tfFloorOthers returns, per list of qts, the sum over the other terms (query positions) of the largest
 // bound among each term's lists; nil when no list of qts is a tf >= 2 bitmap.
@@ -159,28 +146,14 @@ func b2u(b bool) uint {
 	return 0
 }
 
-// useBitmapRecompute makes probeOnes and probeDense leave the contribution rows alone, the exact scoring
-// of the survivors computing a bitmap list's contribution again (bitmapContrib). A variable only so
-// that tests and A/B runs can compare.
-var useBitmapRecompute = true
-
-// probeOnes probes the tf = 1 bitmap of c (list i of nq, weight w) for the first live alive candidates,
-// adds the contributions to their sums, and keeps those whose sum plus bound reaches theta. It returns
-// how many it kept (at the front of alive). The contributions are not recorded in the rows unless
-// useBitmapRecompute is off: the few survivors get them again from bitmapContrib (a scattered store per
-// candidate cost more than a probe per survivor).
-func (sc *batchScratch) probeOnes(c *cursor, i, nq, live int, w float64, t1 *[256]float64, bound, theta float64) int {
+// probeOnes probes the tf = 1 bitmap of c (weight w) for the first live alive candidates, adds the
+// contributions to their sums, and keeps those whose sum plus bound reaches theta. It returns how many it
+// kept (at the front of alive). The contributions are not recorded in the rows: the few survivors get
+// them again from bitmapContrib.
+func (sc *batchScratch) probeOnes(c *cursor, live int, w float64, t1 *[256]float64, bound, theta float64) int {
 	bm := c.bits
-	if useBitmapRecompute {
-		for _, idx := range sc.alive[:live] {
-			sc.cacc[idx] += onesContrib(bm, sc.cdoc[idx], sc.cnrm[idx], w, t1)
-		}
-		return sc.keep(live, bound, theta)
-	}
 	for _, idx := range sc.alive[:live] {
-		v := onesContrib(bm, sc.cdoc[idx], sc.cnrm[idx], w, t1)
-		sc.cm[int(idx)*nq+i] = v
-		sc.cacc[idx] += v
+		sc.cacc[idx] += onesContrib(bm, sc.cdoc[idx], sc.cnrm[idx], w, t1)
 	}
 	return sc.keep(live, bound, theta)
 }
@@ -226,44 +199,12 @@ func (sc *batchScratch) keep(live int, bound, theta float64) int {
 }
 
 // probeDense is probeOnes for a tf >= 2 bitmap.
-func (sc *batchScratch) probeDense(c *cursor, i, nq, live int, w float64, kt *[256]float64, bound, theta float64) int {
-	record := !useBitmapRecompute
+func (sc *batchScratch) probeDense(c *cursor, live int, w float64, kt *[256]float64, bound, theta float64) int {
 	for _, idx := range sc.alive[:live] {
-		v := denseContrib(c, sc.cdoc[idx], sc.cnrm[idx], w, kt)
-		if record {
-			sc.cm[int(idx)*nq+i] = v
-		}
-		sc.cacc[idx] += v
+		sc.cacc[idx] += denseContrib(c, sc.cdoc[idx], sc.cnrm[idx], w, kt)
 	}
 	return sc.keep(live, bound, theta)
 }
-
-// probeBlocks is probeOnes for a block-encoded list, whose cursor moves forward to each candidate.
-func (sc *batchScratch) probeBlocks(c *cursor, i, nq, live int, w float64, kt *[256]float64, bound, theta float64) int {
-	m := 0
-	for _, idx := range sc.alive[:live] {
-		d := sc.cdoc[idx]
-		if c.doc < d {
-			c.advance(d)
-		}
-		v := 0.0
-		if c.doc == d {
-			v = w * tfNorm(float64(c.tf), kt[sc.cnrm[idx]])
-		}
-		sc.cm[int(idx)*nq+i] = v
-		a := sc.cacc[idx] + v
-		sc.cacc[idx] = a
-		sc.alive[m] = idx
-		if a*pruneSlack+bound >= theta {
-			m++
-		}
-	}
-	return m
-}
-
-// useFillSlack lets maxScoreBatches make more lists non-essential than the prefix of the sorted order
-// (fillSlack). A variable only so that tests and A/B runs can compare.
-var useFillSlack = true
 
 // fillSlack makes further bitmap lists non-essential once the prefix rule has stopped at ess: MaxScore
 // needs only that the non-essential lists together cannot lift a document to theta, not that they are a
@@ -272,10 +213,8 @@ var useFillSlack = true
 // setPrefix) is probed instead of iterated too. Such a list moves to qts[ess] (the lists between shift
 // up one, and others, the per-list sums of tfFloorOthers, along), and prefix is set again for the new
 // order. It returns the new ess. Only bitmap lists move: the presence planes bound a bitmap list's
-// contribution per document, while a block list's bound is added to every document's, so that moving
-// block lists too raised the non-essential bound to just under theta, made nearly every union document a
-// candidate and cost 9% on NQ-open although it took 15% of the essential postings out (docs/retrieval.md,
-// query round 29).
+// contribution per document, while a block list's bound would be added to every document's bound and
+// make nearly every union document a candidate.
 func fillSlack(qts []*queryTerm, prefix, others []float64, npos, ess int, theta float64) int {
 	for j := ess; j < len(qts); j++ {
 		q := qts[j]
@@ -309,7 +248,7 @@ func fillSlack(qts []*queryTerm, prefix, others []float64, npos, ess int, theta 
 // maxScore returns the top k documents of the query lists qts from the threshold theta0 (see
 // maxScoreDAAT for the contract): with the batch scorer unless exact lengths are asked for.
 func (ix *Index) maxScore(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
-	if useBatches && !ix.params.ExactLength {
+	if !ix.params.ExactLength {
 		return ix.maxScoreBatches(qts, k, theta0)
 	}
 	return ix.maxScoreDAAT(qts, k, theta0)
@@ -364,14 +303,14 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 			for ess < nq && prefix[ess+1] < theta {
 				ess++
 			}
-			if useFillSlack && theta > fillTheta {
+			if theta > fillTheta {
 				fillTheta = theta
 				ess = fillSlack(qts, prefix, others, npos, ess, theta)
 			}
 			if ess == nq {
 				break
 			}
-			if others != nil && theta > floorTheta && useTfFloor {
+			if others != nil && theta > floorTheta {
 				floorTheta = theta
 				for j := ess; j < nq; j++ {
 					if q := qts[j]; q.cur.dense && !q.cur.ones {
@@ -398,17 +337,14 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 			q := qts[i]
 			switch c := &q.cur; {
 			case c.dense && c.ones:
-				live = sc.probeOnes(c, i, nq, live, q.weight, t1, prefix[i], theta)
+				live = sc.probeOnes(c, live, q.weight, t1, prefix[i], theta)
 			case c.dense:
-				live = sc.probeDense(c, i, nq, live, q.weight, kt, prefix[i], theta)
-			case useProbeScan:
-				live = sc.probeBlocksScan(c, i, nq, ncand, live, width, q.weight, kt, prefix[i], theta)
+				live = sc.probeDense(c, live, q.weight, kt, prefix[i], theta)
 			default:
-				live = sc.probeBlocks(c, i, nq, live, q.weight, kt, prefix[i], theta)
+				live = sc.probeBlocksScan(c, i, nq, ncand, live, width, q.weight, kt, prefix[i], theta)
 			}
 		}
 		sc.unmark(ncand)
-		recompute := useBitmapRecompute
 		// The survivors, scored exactly: contributions by query position, summed in query order.
 		for _, idx := range sc.alive[:live] {
 			clear(contrib)
@@ -416,7 +352,7 @@ func (ix *Index) maxScoreBatches(qts []*queryTerm, k int, theta0 float64) []Scor
 			d, nrm := sc.cdoc[idx], sc.cnrm[idx]
 			for i, q := range qts[:ess] {
 				v := row[i]
-				if recompute && q.cur.dense { // not recorded by probeOnes or probeDense
+				if q.cur.dense { // not recorded by probeOnes or probeDense
 					v = bitmapContrib(&q.cur, d, nrm, q.weight, kt, t1)
 				}
 				contrib[q.pos] += v // at most one list of a term has the document: v + 0 is v

@@ -11,7 +11,7 @@ import (
 // terms clustered in a few regions and at the end of the corpus, exact ties, k below and above the
 // number of matches, parameters that cannot use the stored bounds, and windows of 1, 7, 64 and 512
 // documents (so that windows end anywhere, also between documents of a tie). Each query is checked
-// against the exhaustive scorer with the batch scorer and with the document-at-a-time one.
+// against the exhaustive scorer (exact lengths: with the document-at-a-time scorer).
 func TestBatchesMatchBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
 	const n, w = 13065, 4096
@@ -35,7 +35,7 @@ func TestBatchesMatchBruteForce(t *testing.T) {
 	}
 	z := rand.NewZipf(r, 1.05, 1, 600)
 	special := []string{"edge", "cluster", "tied", "tail"}
-	defer func(u bool, b int) { useBatches, windowDocs = u, b }(useBatches, windowDocs)
+	defer func(b int) { windowDocs = b }(windowDocs)
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, ExactLength: true}} {
 		if err := ix.SetParams(p); err != nil {
 			t.Fatal(err)
@@ -50,9 +50,7 @@ func TestBatchesMatchBruteForce(t *testing.T) {
 			}
 			query := strings.Join(terms, " ")
 			k := []int{1, 7, 10, 100, 2 * n}[r.Intn(5)]
-			useBatches, windowDocs = true, []int{1, 7, 64, 512}[r.Intn(4)]
-			checkSearch(t, ix, p, query, k)
-			useBatches = false
+			windowDocs = []int{1, 7, 64, 512}[r.Intn(4)]
 			checkSearch(t, ix, p, query, k)
 		}
 		var many []string // more essential lists than gather keeps on its stack
@@ -62,7 +60,7 @@ func TestBatchesMatchBruteForce(t *testing.T) {
 		for _, query := range []string{"tied", "edge", "cluster", "tail", "tail edge tied cluster", strings.Join(many, " ")} {
 			for _, k := range []int{1, 3, 1000} {
 				for _, b := range []int{1, 3, 512} {
-					useBatches, windowDocs = true, b
+					windowDocs = b
 					checkSearch(t, ix, p, query, k)
 				}
 			}

@@ -4,20 +4,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
+
+	"github.com/ragbench/ragbench/internal/rusage"
 )
 
-// benchN is the corpus size of the benchmarks (BM25_BENCH_N, default 100000).
-func benchN() int {
-	if n, err := strconv.Atoi(os.Getenv("BM25_BENCH_N")); err == nil && n > 0 {
-		return n
-	}
-	return 100000
-}
+// benchN is the corpus size of the benchmarks (synthetic 100-word passages).
+const benchN = 100000
 
 func synthFile(b *testing.B, n int) string {
 	p := filepath.Join(b.TempDir(), "synth.tsv")
@@ -34,7 +30,7 @@ func synthFile(b *testing.B, n int) string {
 
 // BenchmarkBuild reports passages/s for building from a synthetic DPR TSV file.
 func BenchmarkBuild(b *testing.B) {
-	n := benchN()
+	n := benchN
 	p := synthFile(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -42,19 +38,19 @@ func BenchmarkBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start, cpu0 := time.Now(), CPUTime()
+		start, cpu0 := time.Now(), rusage.CPUTime()
 		if _, err := Build(context.Background(), r, filepath.Join(b.TempDir(), "ix"), Options{}); err != nil {
 			b.Fatal(err)
 		}
 		r.Close()
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "passages/s")
-		b.ReportMetric(float64(n)/(CPUTime()-cpu0).Seconds(), "passages/cpu-s")
+		b.ReportMetric(float64(n)/(rusage.CPUTime()-cpu0).Seconds(), "passages/cpu-s")
 	}
 }
 
 // BenchmarkSearch reports queries/s, one thread, top 10.
 func BenchmarkSearch(b *testing.B) {
-	n := benchN()
+	n := benchN
 	p := synthFile(b, n)
 	r, err := corpus.Open(p, corpus.FormatDPR)
 	if err != nil {

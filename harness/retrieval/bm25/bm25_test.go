@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"math/rand"
 	"os"
@@ -376,6 +377,75 @@ func TestCorruptWithoutChecksums(t *testing.T) {
 	defer ix.Close()
 	if _, err := ix.Search(context.Background(), "w2 w3 w4", 10); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Fatalf("err = %v, want a corrupt-index error", err)
+	}
+}
+
+// TestSearchPanicReport: a search that panics (postings damaged in the middle of the file, so that the
+// dictionary's checks pass and a block fails while it is decoded) is reported as a corrupt index naming
+// the file when a file no longer matches its checksum (the index opened without checking them), and as
+// an internal error that calls nothing corrupt when every file matches (the damaged file's checksum
+// rewritten into meta.json).
+func TestSearchPanicReport(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	docs := randomCorpus(r, 6000, 300)
+	_, dir := build(t, docs, Options{Analyzer: AnalyzerStandard})
+	p := filepath.Join(dir, filePostings)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(b) * 2 / 5; i < len(b)*3/5; i++ {
+		b[i] = 0xff // widths above 32 bits: enter panics on every block here
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(m int) { taatMinLists = m }(taatMinLists)
+	taatMinLists = 2
+	for _, tc := range []struct {
+		name      string
+		fixSums   bool   // rewrite meta.json's checksum of postings.bin to the damaged file's
+		want      string // in the error of every search that panicked
+		forbidden string // in none
+	}{
+		{"checksum differs", false, "postings.bin checksum", "internal error"},
+		{"checksums match", true, "internal error", "corrupt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.fixSums {
+				m, err := ReadMeta(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.Files[filePostings] = FileSum{Size: int64(len(b)), CRC32C: crc32.Checksum(b, castagnoli)}
+				if err := writeMeta(dir, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ix, err := OpenWith(dir, OpenOptions{SkipChecksums: !tc.fixSums})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			panicked := 0
+			for q := 0; q < 300; q++ {
+				var terms []string
+				for j := 0; j < 3+r.Intn(5); j++ {
+					terms = append(terms, fmt.Sprintf("w%d", r.Intn(60)))
+				}
+				_, err := ix.Search(context.Background(), strings.Join(terms, " "), 100)
+				if err == nil || strings.Contains(err.Error(), ": corrupt postings") { // none, or found by prepare's checks
+					continue
+				}
+				panicked++
+				if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.forbidden) {
+					t.Fatalf("err = %v\nwant %q in it and not %q", err, tc.want, tc.forbidden)
+				}
+			}
+			if panicked == 0 {
+				t.Fatal("no search panicked on the damaged index")
+			}
+		})
 	}
 }
 

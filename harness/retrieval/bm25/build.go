@@ -398,9 +398,7 @@ func memRunLimit(budget int64, workers, runCap int) int64 {
 
 // runCapFor is the number of postings per run for a memory budget: while one run fills, up to
 // opt.Workers others are being sorted (8 bytes per buffered posting, 24 more counted for the sort's
-// scratch, which since build round 9 needs only 12 and is shared by spills that do not overlap: the
-// count is kept, so that the budget still bounds the worst case as before) and one more may wait in the
-// queue. Runs are kept small (at most 8M postings) so that the last spill, which nothing overlaps, is
+// scratch, which needs at most that) and one more may wait in the queue. Runs are kept small (at most 8M postings) so that the last spill, which nothing overlaps, is
 // short.
 func runCapFor(budget int64, workers int) int {
 	c := budget / int64(8*(workers+2)+24*workers)

@@ -25,10 +25,8 @@
 // time over the window (taat.go, scan.go), each document's bound of the non-essential lists comes from
 // how many of their bitmaps have it (planes.go), non-essential block lists are scanned once against the
 // window's candidates (probescan.go), and frequent terms' tf >= 2 bitmaps skip documents whose tf cannot
-// reach the threshold (tfmin.go). Built with GOEXPERIMENT=simd on amd64, where the CPU has AVX-512, a
-// block's bit-packed postings are unpacked 16 at a time (decode_simd.go), and a window's presence planes
-// and its union's offsets are computed before the scan (planes_simd.go); without the experiment, or on a
-// CPU without AVX-512, the scalar path runs (decode_scalar.go, planes_scalar.go), with the same results.
+// reach the threshold (tfmin.go). A recovered panic in a search (damaged files opened without checksums)
+// is reported as a corrupt index only when a file no longer matches its checksum.
 // Search is exact: its results equal an exhaustive scorer's (BruteForce).
 //
 // It is not a general search engine: there are no phrase queries, no updates after the build and no

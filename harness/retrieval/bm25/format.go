@@ -41,9 +41,8 @@ import (
 //	              (nothing when h is 0). Both forms then end with the bitmap of the tf = 1 documents and
 //	              per denseWindow documents a float32, the window's largest tf/(tf+K).
 //	              The thresholds denseDiv and denseHiDiv (postings.go) are the encoder's alone: the
-//	              reader follows the kind and form bytes, so changing them (query round 15: denseDiv
-//	              32 -> 64, denseHiDiv 32 -> 48) needs no version bump, and indexes built with the old
-//	              thresholds read as before.
+//	              reader follows the kind and form bytes, so changing them needs no version bump,
+//	              and indexes built with other thresholds read as before.
 const (
 	formatName    = "ragbench-bm25"
 	formatVersion = 4

@@ -12,15 +12,13 @@ import (
 // block lists straight into the window: block lists whose tfs are all 1 (tf width 0, the loop without tf
 // loads), with tfs of 1 and 2 mixed, one whose single block spans the whole corpus (every window inside
 // it), windows from 7 documents (every block reaches past a window) to 65,536 (whole blocks inside a
-// window), k from 1 to above the number of matches, each query with the fused decoding on and off,
-// against the exhaustive scorer. Mutants caught by it (tried by hand): no list bit in the tf width 0
-// loop, a gap read one posting late in the whole-block loop, the stop test at d > hi, the cursor left
-// with tf 1 where a block reaches past the window, the tf = 1 factor for every tf; in the split loops
-// (query round 25): the stop test at d > hi, the tf = 1 factor, a stored contribution 10% low, no union
-// bit. (A cursor left with tf 1 at the end of the decoded arrays is an equivalent mutant: the loop goes
-// on to the next block, which sets it, or ends the list.) (A cursor left one
-// posting early adds that posting to the next window twice: a sum too large only keeps more
-// candidates, whose exact scores come from the stored contributions, so no test can see it.)
+// window), k from 1 to above the number of matches, against the exhaustive scorer. Mutants caught by it
+// (tried by hand): no list bit in the tf width 0 loop, a gap read one posting late in the whole-block
+// loop, the tf = 1 factor for every tf; in the loop over the decoded postings of a block that reaches
+// past the window: the stop test at d > hi, the tf = 1 factor, a stored contribution 10% low, no union
+// bit. (A cursor left one posting early adds that posting to the next window twice: a sum too large
+// only keeps more candidates, whose exact scores come from the stored contributions, so no test can
+// see it.)
 func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(41))
 	const n = 20011
@@ -55,10 +53,8 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 		}
 		queries = append(queries, strings.Join(terms, " "))
 	}
-	defer func(u, f, d2, d1, rc, sb bool, b, m int) {
-		useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useSplitBlocks, windowDocs, taatMinLists = u, f, d2, d1, rc, sb, b, m
-	}(useBatches, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute, useSplitBlocks, windowDocs, taatMinLists)
-	useBatches, taatMinLists = true, 2
+	defer func(b, m int) { windowDocs, taatMinLists = b, m }(windowDocs, taatMinLists)
+	taatMinLists = 2
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}} {
 		if err := ix.SetParams(p); err != nil {
 			t.Fatal(err)
@@ -70,19 +66,13 @@ func TestFusedDecodeMatchesBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, w := range []int{7, 64, 512, 4096, 65536} {
-				for _, v := range []struct{ f, split bool }{{true, true}, {true, false}, {false, false}} {
-					// f: every fast path of rounds 14, 17, 18 on, or every one off (the generic loops); split:
-					// the split loops of addBlocks (query round 25; off: round 14's one loop) too.
-					f := v
-					windowDocs, useFusedDecode, useDenseTf2, useDenseOnes, useBitmapRecompute = w, v.f, v.f, v.f, v.f
-					useSplitBlocks = v.split
-					got, err := ix.Search(t.Context(), query, k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("params %+v query %q k=%d window %d fast paths %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, f, got, want)
-					}
+				windowDocs = w
+				got, err := ix.Search(t.Context(), query, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("params %+v query %q k=%d window %d: differs from brute force:\n got %v\nwant %v", p, query, k, w, got, want)
 				}
 			}
 		}

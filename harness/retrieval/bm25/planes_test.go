@@ -2,22 +2,15 @@ package bm25
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
 // TestPresencePlanes checks the planes of random bitmaps against counting each document's bits one by
-// one, at aligned and unaligned starts (the last words included), with the words read through the base
-// pointers (usePlanesDirect) and bounds-checked, and the bound table they index.
+// one, at aligned and unaligned starts (the last words included), and the bound table they index.
 func TestPresencePlanes(t *testing.T) {
-	for _, direct := range []bool{true, false} {
-		testPresencePlanes(t, direct)
-	}
-}
-
-func testPresencePlanes(t *testing.T, direct bool) {
-	defer func(v bool) { usePlanesDirect = v }(usePlanesDirect)
-	usePlanesDirect = direct
 	r := rand.New(rand.NewSource(7))
 	for trial := 0; trial < 200; trial++ {
 		words := 1 + r.Intn(6)
@@ -53,8 +46,8 @@ func testPresencePlanes(t *testing.T, direct bool) {
 		bound *= 0.9 // the prefix bound can be below the sum (a term's lists share one bound)
 		var pp presencePlanes
 		pp.set(ne, bound, 1)
-		if want := words * int(b2u(direct && nbm > 0)); pp.nwords != want || len(pp.ptrs) != nbm*int(b2u(direct)) {
-			t.Fatalf("trial %d (direct %v): %d words through %d pointers, want %d through %d", trial, direct, pp.nwords, len(pp.ptrs), want, nbm)
+		if want := words * int(b2u(nbm > 0)); pp.nwords != want || len(pp.ptrs) != nbm {
+			t.Fatalf("trial %d: %d words through %d pointers, want %d through %d", trial, pp.nwords, len(pp.ptrs), want, nbm)
 		}
 		for d := uint32(0); d < uint32(64*words); d += uint32(1 + r.Intn(70)) {
 			ones, twos := pp.at(d)
@@ -67,7 +60,7 @@ func testPresencePlanes(t *testing.T, direct bool) {
 					}
 				}
 				if got := int(ones>>b&1) + int(twos>>b&1); got != min(n, 2) {
-					t.Fatalf("trial %d (direct %v), doc %d (from %d): planes say %d bitmaps, there are %d", trial, direct, doc, d, got, n)
+					t.Fatalf("trial %d, doc %d (from %d): planes say %d bitmaps, there are %d", trial, doc, d, got, n)
 				}
 				want := bound
 				switch n {
@@ -110,4 +103,39 @@ func TestPresencePlanesUnevenBitmaps(t *testing.T) {
 		}
 	}()
 	pp.word(2)
+}
+
+// TestPlanesMatchBruteForce runs the batch scorer, whose candidates the presence planes bound, against
+// the exhaustive one: random queries of dense and block lists on a corpus whose size is not a multiple
+// of 64, windows of 1, 7, 64, 100, 512 and 8,192 documents (narrower than a word: planes from an
+// unaligned start; past the bitmaps' end), k from 1 to above the matches.
+func TestPlanesMatchBruteForce(t *testing.T) {
+	defer func(w int) { windowDocs = w }(windowDocs)
+	r := rand.New(rand.NewSource(29))
+	const n = 9001
+	docs := randomCorpus(r, n, 300)
+	for i := range docs {
+		if i%11 == 0 {
+			docs[i].Text += " often"
+		}
+		if i >= n-40 {
+			docs[i].Text += " tail"
+		}
+	}
+	ix, _ := build(t, docs, Options{Analyzer: AnalyzerStandard})
+	z := rand.NewZipf(r, 1.05, 1, 400)
+	p := Params{K1: 0.9, B: 0.4}
+	for q := 0; q < 80; q++ {
+		var terms []string
+		for j := 0; j < 2+r.Intn(8); j++ {
+			terms = append(terms, fmt.Sprintf("w%d", z.Uint64()))
+		}
+		terms = append(terms, []string{"often", "tail", "w1", "w2"}[r.Intn(4)])
+		query := strings.Join(terms, " ")
+		k := []int{1, 10, 100, 2 * n}[r.Intn(4)]
+		for range 3 {
+			windowDocs = []int{1, 7, 64, 100, 512, 8192}[r.Intn(6)]
+			checkSearch(t, ix, p, query, k)
+		}
+	}
 }

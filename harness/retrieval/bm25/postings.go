@@ -27,7 +27,7 @@ const (
 
 	// denseDiv: a term in at least 1/denseDiv of the documents is dense (its tf = 1 postings a bitmap);
 	// denseHiDiv: its tf >= 2 postings are a bitmap too when they are in at least 1/denseHiDiv of the
-	// documents (query round 15).
+	// documents.
 	denseDiv     = 64
 	denseHiDiv   = 48
 	denseWindow  = 256 // documents per directory entry: 4 bitmap words

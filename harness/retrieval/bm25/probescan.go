@@ -2,10 +2,6 @@ package bm25
 
 import "math/bits"
 
-// useProbeScan selects probeBlocksScan over probeBlocks for the non-essential block lists. A variable
-// only so that tests and A/B runs can compare.
-var useProbeScan = true
-
 // candMarks marks a window's candidates by document, for probeBlocksScan: bit d-base of cb is set for
 // every candidate d gathered in the window (alive or not), and idx[d-base] is its number.
 type candMarks struct {
@@ -50,12 +46,13 @@ func (sc *batchScratch) unmark(n int) {
 	cm.on = false
 }
 
-// probeBlocksScan is probeBlocks by one pass over the list's postings from the first live candidate to
-// the last: the postings' gaps are decoded in a row and each document is tested against the window's
-// candidate marks (most postings are no candidate's: on the 1M synthetic index 1% of the block-list
-// probes hit), instead of an advance per candidate that stops, with a mispredicted branch, at each.
-// Blocks without a candidate are skipped as advance skips them. The cursor ends where advance to the
-// last live candidate would leave it.
+// probeBlocksScan probes the non-essential block list c (list i of nq, weight w) for the live
+// candidates, as probeOnes does for a bitmap, and records each candidate's contribution in its row. It
+// makes one pass over the list's postings from the first live candidate to the last: the postings' gaps
+// are decoded in a row and each document is tested against the window's candidate marks (most postings
+// are no candidate's), instead of an advance per candidate that stops, with a mispredicted branch, at
+// each. Blocks without a candidate are skipped as advance skips them. The cursor ends where advance to
+// the last live candidate would leave it.
 func (sc *batchScratch) probeBlocksScan(c *cursor, i, nq, ncand, live, width int, w float64, kt *[256]float64, bound, theta float64) int {
 	sc.mark(ncand, width)
 	cm := &sc.marks
@@ -64,8 +61,7 @@ func (sc *batchScratch) probeBlocksScan(c *cursor, i, nq, ncand, live, width int
 		c.advance(first)
 	}
 	nh := c.scanMarked(last, cm.cb, cm.base, cm.hd, cm.ht)
-	// Every live candidate's contribution is 0 but for the few found (on the 1M NQ-open index 2 of 32 per
-	// call): zeros first, then the hits (a hit may be a candidate dropped before: its sums no longer
+	// Every live candidate's contribution is 0 but for the few found: zeros first, then the hits (a hit may be a candidate dropped before: its sums no longer
 	// matter), then the keep pass.
 	for _, idx := range sc.alive[:live] {
 		sc.cm[int(idx)*nq+i] = 0

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -55,10 +56,9 @@ type OpenOptions struct {
 	// HugePostings reads postings.bin, on Linux and when it has hugePostingsMin (4 MiB) to
 	// hugePostingsMax (2 GiB) bytes, into anonymous memory advised to use transparent huge pages
 	// (hugeAlloc) instead of mapping it like the other files: a search touches a few postings here and
-	// there all over the file, and with 4 KiB pages most of those touches also miss the TLB (on the 1M
-	// indexes, 130 MB of postings, searches ran 3-7% faster in TestMapPostingsAB, docs/retrieval.md query
-	// round 23). It costs the file's size in resident memory beside the page cache's copy, and a read of
-	// the file at Open. Off by default: the index is memory-mapped on open.
+	// there all over the file, and with 4 KiB pages most of those touches also miss the TLB. It costs the
+	// file's size in resident memory beside the page cache's copy, and a read of the file at Open. Off by
+	// default: the index is memory-mapped on open.
 	HugePostings bool
 }
 
@@ -547,14 +547,37 @@ func (ix *Index) Search(ctx context.Context, query string, k int) (top []ScoredD
 	}
 	defer release(qts)
 	defer func() {
-		// Postings are checked when the index is opened; this only guards against damage to files
-		// opened without checksums.
+		// A sound index does not panic: either its files were damaged (opened without checksums, or
+		// changed since) or this is a bug. The checksums tell which.
 		if r := recover(); r != nil {
-			top, err = nil, fmt.Errorf("bm25 index %s: query %q: %v: the index is corrupt; rebuild it", ix.dir, query, r)
+			top, err = nil, ix.searchFailure(query, r)
 		}
 	}()
 	sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
 	return ix.maxScore(qts, k, ix.initialTheta(qts, k)), nil
+}
+
+// searchFailure returns the error of a search of query that panicked with r: a corrupt index when a
+// file of it no longer matches the checksum in its meta.json, and otherwise an internal error, with the
+// stack, that names no index damage.
+func (ix *Index) searchFailure(query string, r any) error {
+	if err := ix.checkSums(); err != nil {
+		return fmt.Errorf("bm25 index %s: query %q: %v: %w", ix.dir, query, r, err)
+	}
+	return fmt.Errorf("bm25 index %s: query %q: internal error (the index files match their checksums; please report this): %v\n%s", ix.dir, query, r, debug.Stack())
+}
+
+// checkSums compares every data file of the index, as the search reads it, with its CRC-32C in
+// meta.json, and returns an error naming the first that differs.
+func (ix *Index) checkSums() error {
+	files := map[string][]byte{fileDocs: ix.docs, fileDocOff: ix.docOff, fileNorms: ix.norms, fileLens: ix.lens,
+		fileTerms: ix.terms, fileTermOff: ix.termOff, fileTermInfo: ix.termInfo, filePostings: ix.postings}
+	for _, name := range dataFiles {
+		if got, want := crc32.Checksum(files[name], castagnoli), ix.meta.Files[name].CRC32C; got != want {
+			return fmt.Errorf("%s checksum %08x, want %08x: the index is corrupt; rebuild it", name, got, want)
+		}
+	}
+	return nil
 }
 
 // prepare analyzes the query and opens a cursor per distinct term found in the index. A term repeated in
@@ -617,23 +640,11 @@ func (ix *Index) score(qt *queryTerm, doc, tf uint32) float64 {
 	return qt.weight * tfNorm(float64(tf), k)
 }
 
-// sampleBlocks is how many blocks (for a dense list: directory windows) of the list with the largest
-// bound initialTheta scores (measured with separate binaries on 1M synthetic passages, noisy at load
-// 6-7: 1 and 2 blocks +4-10%, 4 and 8 blocks less or slower; always sampling the best blocks of the next
-// lists as well cost more than it gained).
+// sampleBlocks is how many blocks (for a dense list: directory windows) of a list initialTheta scores.
 const sampleBlocks = 1
 
-// sampleLeads is how many lists initialTheta samples at most, while fewer than k documents are found
-// (in-process A/B, TestInitialThetaAB: 1 list +9-10% synthetic, -1 to +1% NQ-open; up to 3 lists +10-12%
-// synthetic, +5-7% NQ-open). A variable only so that TestInitialThetaAB can compare.
-var sampleLeads = 3
-
-// maxSampleLeads bounds sampleLeads (the sample's buffer is on the stack).
-const maxSampleLeads = 3
-
-// useLeadTfs lets initialTheta take the tfs of the first sampled list from its sample instead of
-// looking its documents up in it again. A variable only so that tests can compare.
-var useLeadTfs = true
+// sampleLeads is how many lists initialTheta samples at most, while fewer than k documents are found.
+const sampleLeads = 3
 
 // sampleList appends to sample the documents of the sampleBlocks blocks with the largest bounds of q's
 // list, in document order, and to tfs their tfs in the list (when tfs is not nil), and starts q's
@@ -683,7 +694,8 @@ func (ix *Index) sampleList(q *queryTerm, sample, tfs []uint32) ([]uint32, []uin
 // initialTheta returns a threshold that the k-th score of the query's result is known to reach: the k-th
 // exact score among the documents of the sampleBlocks blocks with the largest bounds in the list with the
 // largest bound (the rarest term's), and in the next lists while fewer than k documents are found (up to
-// sampleLeads lists), or -Inf when there are still fewer than k or the stored bounds do not apply. Starting MaxScore from it prunes from the first candidate on, instead of only after the top
+// sampleLeads lists), or -Inf when there are still fewer than k or the stored bounds do not apply.
+// Starting MaxScore from it prunes from the first candidate on, instead of only after the top
 // k filled up with the earliest documents. It scores as maxScore does (contributions summed in query
 // order), so the threshold is the exact score of a real document and no document of the result falls
 // below it. qts must be sorted by bound; its cursors are started again afterwards.
@@ -699,17 +711,14 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	}
 	// The sampleBlocks blocks with the largest bounds of the list with the largest bound, and of the next
 	// lists while fewer than k documents are found (up to sampleLeads lists).
-	var sampleBuf [maxSampleLeads * sampleBlocks * max(blockSize, denseWindow)]uint32
+	var sampleBuf [sampleLeads * sampleBlocks * max(blockSize, denseWindow)]uint32
 	var tfBuf [sampleBlocks * max(blockSize, denseWindow)]uint32
 	sample := sampleBuf[:0]
 	// lead is the first sampled list while it is the only one, and leadTfs the tfs of its sample, which
 	// then need no lookup (the documents are its postings, in document order).
-	lead, leadTfs := qts[len(qts)-1], []uint32(nil)
-	if useLeadTfs {
-		leadTfs = tfBuf[:0]
-	}
+	lead, leadTfs := qts[len(qts)-1], tfBuf[:0]
 	leads := 0
-	for i := len(qts) - 1; i >= 0 && leads < min(sampleLeads, maxSampleLeads) && len(sample) < k; i-- {
+	for i := len(qts) - 1; i >= 0 && leads < sampleLeads && len(sample) < k; i-- {
 		leads++
 		if leads == 1 {
 			sample, leadTfs = ix.sampleList(qts[i], sample, leadTfs)
@@ -779,38 +788,20 @@ func (ix *Index) initialTheta(qts []*queryTerm, k int) float64 {
 	return theta
 }
 
-// The orders sortByBound can put the lists in (query round 15).
-const (
-	orderBound      = iota // by bound, smallest first (until query round 15)
-	orderPerPosting        // by bound / postings^orderAlpha, smallest first
-)
+// orderAlpha is the exponent of a list's postings in sortByBound's key.
+const orderAlpha = 0.5
 
-// listOrder is the order sortByBound puts the lists in. MaxScore makes a prefix of that order
-// non-essential, so the order decides which lists are iterated: by bound alone, a mid-frequency term's
-// tf = 1 bitmap (bound a little below a very frequent word's tf = 1 bitmap, a fifth of its postings)
-// went non-essential first and the frequent word's list of 120k postings was iterated; weighing the
-// bound by the postings makes the long lists of low bound non-essential first (query round 15: +4-6%
-// on both corpora in one process, docs/retrieval.md). A variable only so that tests can compare.
-var listOrder = orderPerPosting
-
-// orderAlpha is the exponent of the postings in orderPerPosting's key (0.5, 0.75 and 1 measured alike).
-var orderAlpha = 0.5
-
-// sortByBound sorts the lists qts in listOrder (by bound, or bound per posting), smallest first, and
-// returns prefix, where prefix[i] bounds
-// what the lists qts[:i] can add to a document: the sum over terms of the largest bound among the term's
-// lists in qts[:i] (a document is in at most one list of a term); and npos, one more than the largest
-// query position.
+// sortByBound sorts the lists qts by bound per posting (bound / postings^orderAlpha), smallest first,
+// and returns prefix, where prefix[i] bounds what the lists qts[:i] can add to a document: the sum over
+// terms of the largest bound among the term's lists in qts[:i] (a document is in at most one list of a
+// term); and npos, one more than the largest query position. MaxScore makes a prefix of that order
+// non-essential, so the order decides which lists are iterated: weighing the bound by the postings makes
+// the long lists of low bound non-essential first.
 func sortByBound(qts []*queryTerm) (prefix []float64, npos int) {
-	switch listOrder {
-	case orderPerPosting:
-		for _, q := range qts {
-			q.key = q.ub / math.Pow(float64(q.list.n), orderAlpha)
-		}
-		sort.SliceStable(qts, func(i, j int) bool { return qts[i].key < qts[j].key })
-	default:
-		sort.SliceStable(qts, func(i, j int) bool { return qts[i].ub < qts[j].ub })
+	for _, q := range qts {
+		q.key = q.ub / math.Pow(float64(q.list.n), orderAlpha)
 	}
+	sort.SliceStable(qts, func(i, j int) bool { return qts[i].key < qts[j].key })
 	prefix = make([]float64, len(qts)+1)
 	for _, q := range qts {
 		npos = max(npos, q.pos+1)
@@ -844,9 +835,8 @@ func setPrefix(qts []*queryTerm, prefix []float64, npos int) {
 // others, skipping whole blocks. A document's final score is summed in the query's term order, so that it
 // does not depend on k or on the pruning (exact ties stay ties, broken by ordinal). theta0 is a score the
 // k-th result is known to reach (-Inf when none is known; see initialTheta): documents bounded below it
-// are pruned from the start. Block-max windows (bounding a range of documents by every list's block
-// bounds, to skip it) were dropped in query round 6: with the initial threshold they skipped no window
-// of 140 per NQ-open question and the search was 5% faster without them (docs/retrieval.md).
+// are pruned from the start. maxScore uses it for exact lengths; maxScoreBatches gives the same results
+// for quantised ones.
 func (ix *Index) maxScoreDAAT(qts []*queryTerm, k int, theta0 float64) []ScoredDoc {
 	nq := len(qts)
 	prefix, npos := sortByBound(qts)
@@ -1296,18 +1286,7 @@ func (c *cursor) decode(stop int, target uint32) {
 	if target > 0 && m < stop {
 		// Only the posting at or past target can be returned (advance skips the others, and later targets
 		// are larger): decode the gaps, and the tf of the last one.
-		if simdDecodeOK && useSIMDDecode && stop-m >= simdMinRun {
-			// 16 gaps a step until one reaches target (decode_simd.go), as below.
-			if k, ok := unpackGapsUntil(data[:cap(data)], gb, bg, stop-m, d, target, c.docs[m:stop]); ok {
-				m += k
-				d = c.docs[m-1]
-				tb += (m - 1 - c.m) * int(bt)
-				c.tfs[m-1] = uint32(load64(data, tb>>3)>>(tb&7)&tmask) + 1
-				c.last, c.m = d, m
-				return
-			}
-		}
-		if decodeFast && (gb+(stop-m)*int(bg))>>3+8 <= len(data) {
+		if (gb+(stop-m)*int(bg))>>3+8 <= len(data) {
 			for m < stop {
 				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
 				c.docs[uint(m)%blockSize] = d
@@ -1333,16 +1312,7 @@ func (c *cursor) decode(stop int, target uint32) {
 		c.last, c.m = d, m
 		return
 	}
-	if simdDecodeOK && useSIMDDecode && stop-m >= simdMinRun {
-		// 16 values a step (decode_simd.go); the loads may reach past the list into the rest of
-		// postings.bin (data's capacity), whose bits the masks drop.
-		src := data[:cap(data)]
-		if t, ok := unpackGaps(src, gb, bg, stop-m, d, c.docs[m:stop]); ok && unpackTfs(src, tb, bt, stop-m, c.tfs[m:stop]) {
-			c.last, c.m = t, stop
-			return
-		}
-	}
-	if decodeFast && (gb+(stop-m)*int(bg))>>3+8 <= len(data) && (tb+(stop-m)*int(bt))>>3+8 <= len(data) {
+	if (gb+(stop-m)*int(bg))>>3+8 <= len(data) && (tb+(stop-m)*int(bt))>>3+8 <= len(data) {
 		// Every load of the block is 8 bytes inside data: no test of the end per value.
 		if bt == 0 { // all tfs 1
 			for ; m < stop; m++ {
@@ -1372,19 +1342,6 @@ func (c *cursor) decode(stop int, target uint32) {
 	}
 	c.last, c.m = d, m
 }
-
-// decodeFast lets decode read a block whose loads all fall 8 bytes inside data without testing the end
-// per value; false always takes the tested loop. A variable only so that tests and A/B runs can compare.
-var decodeFast = true
-
-// useSIMDDecode lets decode unpack a run of a block with the AVX-512 kernels (decode_simd.go) where the
-// build has them (simdDecodeOK); false keeps the scalar loops in the same binary. A variable only so that
-// tests and A/B runs can compare.
-var useSIMDDecode = true
-
-// simdMinRun is the fewest postings decode hands to the AVX-512 kernels; shorter runs keep the scalar
-// loop, whose cost per call is lower.
-const simdMinRun = 8
 
 // load64 reads 8 little-endian bytes at o, as zeros past the end of b.
 func load64(b []byte, o int) uint64 {

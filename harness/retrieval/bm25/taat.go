@@ -7,7 +7,7 @@ import (
 
 // taatMinLists is the smallest number of essential lists for which maxScoreBatches merges a window term
 // at a time (gatherTAAT) instead of document at a time (gather); 0 turns it off. A variable only so
-// that tests and A/B runs can compare.
+// that tests can run both merges on the same queries.
 var taatMinLists = 3
 
 // taatMaxLists is the largest number of essential lists gatherTAAT takes (its per-list scratch is
@@ -28,10 +28,10 @@ type taatWindow struct {
 	val     []float64            // per essential list and offset: the list's contribution (valid where mask says)
 	union   []uint64             // the offsets where any essential list has a posting, cleared as they are scanned
 	cmask   []uint16             // per candidate: its mask
-	sel     [windowCands]uint16  // scanWordsRegs's scratch: the offsets of the kept documents (a scanned one is written at the next place, kept or not)
+	sel     [windowCands]uint16  // scanWords's scratch: the offsets of the kept documents (a scanned one is written at the next place, kept or not)
 	selA    [windowCands]float64 // and their sums
 	selM    [windowCands]uint16  // and their masks
-	ones    uint64               // scanWordsRegs's planes of the union word it scans (pp.at)
+	ones    uint64               // scanWords's planes of the union word it scans (pp.at)
 	twos    uint64
 }
 
@@ -45,7 +45,7 @@ type taatWindow struct {
 // call: a window with more is handed out over several calls (pending), during which the caller must keep
 // ess as it was when the window was accumulated. The per-list loops have no branch on which list holds
 // the next document, which gather's merge mispredicts. A block list's postings are decoded straight
-// into the window (addBlocks, query round 14).
+// into the window (addBlocks).
 func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, theta float64, norms []uint8, kt, t1 *[256]float64, tab *tfTable) (int, bool) {
 	tw := &sc.taat
 	nw := (width + 63) / 64
@@ -80,56 +80,31 @@ func (sc *batchScratch) gatherTAAT(qts []*queryTerm, ess, width int, bound, thet
 			w := q.weight
 			val := tw.val[j*width : j*width+width]
 			bit := uint16(1) << j
-			if c.dense && c.ones && useDenseOnes {
+			if c.dense && c.ones {
 				tw.addDenseOnes(c, d, hi, w, bit, val, norms, t1)
 				continue
 			}
-			if !c.dense && useFusedDecode {
+			if !c.dense {
 				tw.addBlocks(c, d, hi, w, bit, val, norms, kt, tab)
 				continue
 			}
-			if c.dense && c.tmin <= 1 && useDenseTf2 {
+			if c.tmin <= 1 {
 				tw.addDenseTf2(c, d, hi, w, bit, val, norms, kt, tab)
 				continue
 			}
+			// A tf >= 2 bitmap with a tf floor (tfmin.go): next skips the postings below it.
 			for c.doc < hi {
 				off := c.doc - d
-				nrm := norms[c.doc]
-				v := w * t1[nrm] // tfNorm(1, K), as probeOnes computes it: most postings of a block list have tf 1
-				if c.tf != 1 {
-					v = w * tfNorm(float64(c.tf), kt[nrm]) // as maxScoreDAAT computes it
-				}
+				v := w * tfNorm(float64(c.tf), kt[norms[c.doc]]) // as maxScoreDAAT computes it
 				addTo(acc, val, mask, u, off, v, bit)
-				if c.i < c.m { // next, inlined
-					c.doc, c.tf = c.docs[c.i], c.tfs[c.i]
-					c.i++
-				} else if !c.nextInWord() {
-					c.nextSlow()
-				}
+				c.next()
 			}
 		}
 		tw.lo, tw.wi = d, 0
 		sc.pp.set(qts[:ess], bound, taatBoundBias)
-		sc.pp.window(d, tw.union[:nw]) // the planes of the whole window (only with useSIMDPlanes)
-		if scanCapture != nil {
-			scanCapture(sc, nw, theta)
-		}
-	}
-	if useScanRegs {
-		return sc.scanWordsRegs(norms, theta, nw), false
 	}
 	return sc.scanWords(norms, theta, nw), false
 }
-
-// useFusedDecode lets gatherTAAT decode an essential block list's postings straight into the window
-// (addBlocks) instead of through the cursor's arrays. A variable only so that tests and A/B runs can
-// compare.
-var useFusedDecode = true
-
-// useSplitBlocks lets addBlocks take a block that reaches past the window in two tight loops, the rest
-// of the block decoded into the cursor's arrays and then those below hi added from there, instead of one
-// loop that decodes, tests against hi and adds. A variable only so that tests and A/B runs can compare.
-var useSplitBlocks = true
 
 // addBlocks adds the postings of the block list c below hi to the window that starts at lo (as
 // gatherTAAT's loop over a cursor does: weight w, list bit bit, contributions val), decoding the
@@ -144,7 +119,7 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 	tw.add(c.doc-lo, c.tf, norms[c.doc], w, bit, val, kt, tab)
 	for {
 		// The cursor's decoded postings below hi.
-		if useSplitBlocks && c.i < c.m {
+		if c.i < c.m {
 			i, m := c.i, c.m
 			for ; i < m; i++ {
 				d, t := c.docs[uint(i)%blockSize], c.tfs[uint(i)%blockSize]
@@ -158,15 +133,6 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 			}
 			c.i, c.doc, c.tf = m, c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize]
 		}
-		for c.i < c.m {
-			d, t := c.docs[c.i], c.tfs[c.i]
-			c.i++
-			c.doc, c.tf = d, t
-			if d >= hi {
-				return
-			}
-			tw.add(d-lo, t, norms[d], w, bit, val, kt, tab)
-		}
 		// The rest of the block (or the next block), decoded straight into the window.
 		if c.m == c.n {
 			if c.block+1 >= c.nb {
@@ -178,45 +144,18 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		data, bg, bt := c.data, c.bg, c.bt
 		m, n := c.m, c.n
 		gb, tb := c.gapBit+m*int(bg), c.tfBit+m*int(bt)
-		if !decodeFast || (gb+(n-m)*int(bg))>>3+8 > len(data) || (tb+(n-m)*int(bt))>>3+8 > len(data) {
+		if (gb+(n-m)*int(bg))>>3+8 > len(data) || (tb+(n-m)*int(bt))>>3+8 > len(data) {
 			c.decode(n, 0) // near the end of the postings: by the tested loads, then from the arrays
 			continue
 		}
-		if simdDecodeOK && useSIMDDecode {
-			// Decode the rest of the block into the cursor's arrays with the AVX-512 kernels, then add
-			// from there (the split loop above).
+		if c.lastDoc(c.block) >= hi {
+			// The block reaches past the window: decode the rest of it into the cursor's arrays (as next
+			// does), a tight loop, then add those below hi from there (the loop above), another.
 			c.decode(n, 0)
 			continue
 		}
 		gmask, tmask := uint64(1)<<bg-1, uint64(1)<<bt-1
 		d, t := c.last, uint32(1)
-		if c.lastDoc(c.block) >= hi && useSplitBlocks {
-			// The block reaches past the window: decode the rest of it into the cursor's arrays (as next
-			// does), a tight loop, then add those below hi from there, another.
-			c.decode(n, 0)
-			continue
-		}
-		if c.lastDoc(c.block) >= hi {
-			// The block reaches past the window: add its postings up to the first at or after hi, where
-			// the cursor stops.
-			for m < n {
-				d += uint32(binary.LittleEndian.Uint64(data[gb>>3:]) >> (gb & 7) & gmask)
-				t = uint32(binary.LittleEndian.Uint64(data[tb>>3:])>>(tb&7)&tmask) + 1
-				gb += int(bg)
-				tb += int(bt)
-				m++
-				if d >= hi {
-					c.docs[uint(m-1)%blockSize], c.tfs[uint(m-1)%blockSize] = d, t
-					c.last, c.m, c.i = d, m, m
-					c.doc, c.tf = d, t
-					return
-				}
-				off := d - lo
-				v := tab.factor(t, norms[d], kt) * w // as in add
-				addTo(acc, val, mask, u, off, v, bit)
-			}
-			panic(errCorrupt) // the skip entry's last doc is not in the block
-		}
 		// The whole rest of the block is in the window: no test per posting.
 		if bt == 0 { // all tfs 1
 			for ; m < n; m++ {
@@ -242,17 +181,6 @@ func (tw *taatWindow) addBlocks(c *cursor, lo, hi uint32, w float64, bit uint16,
 		c.doc, c.tf = d, t
 	}
 }
-
-// useDenseTf2 lets gatherTAAT add an essential tf >= 2 bitmap list without a tf floor by an inline
-// loop over its bitmap words (addDenseTf2) instead of a call to next per posting. A variable only so
-// that tests and A/B runs can compare.
-var useDenseTf2 = true
-
-// useDenseOnes lets gatherTAAT add an essential tf = 1 bitmap list by an inline loop over its bitmap
-// words (addDenseOnes); false takes the generic loop, a call to next per posting. (Round 17 measured it
-// against a loop that stepped inline within a word only; that loop is gone.) A variable only so that
-// tests and A/B runs can compare.
-var useDenseOnes = true
 
 // addDenseTf2 adds the postings of the tf >= 2 bitmap list c (no tf floor: c.tmin <= 1) below hi to the
 // window that starts at lo, as gatherTAAT's loop over a cursor does (weight w, list bit bit,
@@ -356,7 +284,7 @@ const tfTabMax = 4
 
 // tfTable holds, at (tf-1)*256 + norm byte, tfNorm(tf, K[norm]) for tf 1 to tfTabMax: the same values
 // as tfNorm computes (so w times one is the same bit for bit as maxScoreDAAT's w * tfNorm), without its
-// division nor a branch on tf 1 (round 14 decoded most tfs of a block list as 1, others mispredicted).
+// division nor a branch on tf 1.
 type tfTable [tfTabMax * 256]float64
 
 // factor returns tfNorm(t, kt[nrm]) for a tf t >= 1, from the table where it has it; the table must be

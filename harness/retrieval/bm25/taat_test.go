@@ -13,9 +13,7 @@ import (
 // dense term essential while its other is not), k from 1 to above the number of matches (a window with
 // more than windowCands candidates is handed out over several calls), windows from 1 document to
 // 65,536, both merges for each query, three parameter settings (exact lengths use the document-at-a-time
-// scorer). The non-essential block lists are probed both per candidate (probeBlocks) and by a scan
-// against the candidates' marks (probeBlocksScan). A mutant that prunes with a bound 20% too low must
-// fail it.
+// scorer). A mutant that prunes with a bound 20% too low must fail it.
 func TestTAATMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewSource(23))
 	const n = 13065
@@ -42,10 +40,7 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 		queries = append(queries, strings.Join(terms, " "))
 	}
 	queries = append(queries, "w1 w2 w3", "often middle w5 w7", "w200 w300 w350 w390")
-	defer func(u, ps, sr bool, b, m int) {
-		useBatches, useProbeScan, useScanRegs, windowDocs, taatMinLists = u, ps, sr, b, m
-	}(useBatches, useProbeScan, useScanRegs, windowDocs, taatMinLists)
-	useBatches = true
+	defer func(b, m int) { windowDocs, taatMinLists = b, m }(windowDocs, taatMinLists)
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, ExactLength: true}} {
 		if err := ix.SetParams(p); err != nil {
 			t.Fatal(err)
@@ -58,16 +53,13 @@ func TestTAATMatchesBruteForce(t *testing.T) {
 			}
 			for _, w := range []int{1, 7, 64, 512, 4096, 65536} {
 				for _, m := range []int{0, 2, 3} {
-					for _, ps := range []bool{false, true} {
-						// The probe scan and the union scan in registers (scan.go) go on and off together.
-						windowDocs, taatMinLists, useProbeScan, useScanRegs = w, m, ps, ps
-						got, err := ix.Search(t.Context(), query, k)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !slices.Equal(got, want) {
-							t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d probe and union scans %v: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, ps, got, want)
-						}
+					windowDocs, taatMinLists = w, m
+					got, err := ix.Search(t.Context(), query, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("params %+v query %q k=%d window %d taatMinLists %d: differs from brute force:\n got %v\nwant %v", p, query, k, w, m, got, want)
 					}
 				}
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 // termTable is an open-addressing hash table over the index's sorted dictionary, built in memory once
-// the index has served hashAfter term lookups (query round 9): a query term is found with one or two table slots and one comparison
+// the index has served hashAfter term lookups: a query term is found with one or two table slots and one comparison
 // of term bytes instead of a binary search over all terms, whose 20-odd steps each read two cold cache
 // lines of termoff.bin and terms.bin in a single pass over many queries. It is not stored in the index.
 type termTable struct {

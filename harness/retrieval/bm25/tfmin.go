@@ -2,7 +2,7 @@ package bm25
 
 import "math/bits"
 
-// The tf floor of an essential tf >= 2 bitmap list (query round 9).
+// The tf floor of an essential tf >= 2 bitmap list.
 //
 // A document with tf t in list i of term T scores at most w_i * t/(t + K_min) from T, where K_min is the
 // norm table's value at the list's smallest norm byte (K grows with the length), plus, from every other

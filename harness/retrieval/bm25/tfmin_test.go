@@ -127,7 +127,7 @@ func TestTfFloorMatchesBruteForce(t *testing.T) {
 	}
 	ix, _ := build(t, docs, Options{Analyzer: AnalyzerStandard})
 	queries := []string{"alpha", "alpha alpha", "beta", "alpha beta", "alpha gamma", "alpha once", "beta gamma once", "alpha beta gamma f1 f2", "f3 alpha"}
-	defer func(u bool, b int) { useBatches, windowDocs = u, b }(useBatches, windowDocs)
+	defer func(b int) { windowDocs = b }(windowDocs)
 	for _, p := range []Params{{K1: 0.9, B: 0.4}, {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, ExactLength: true}} {
 		if err := ix.SetParams(p); err != nil {
 			t.Fatal(err)
@@ -135,7 +135,7 @@ func TestTfFloorMatchesBruteForce(t *testing.T) {
 		for _, q := range queries {
 			for _, k := range []int{1, 3, 10, 100, 20000} {
 				for _, w := range []int{1, 7, 256, 4096} {
-					useBatches, windowDocs = true, w
+					windowDocs = w
 					checkSearch(t, ix, p, q, k)
 				}
 			}

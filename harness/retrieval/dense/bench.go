@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
+
+	"github.com/ragbench/ragbench/internal/rusage"
 )
 
 // BenchConfig sizes a search benchmark on random unit vectors.
@@ -152,7 +154,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	var lat []time.Duration
 	var got [][]Result
 	res.Threads = runtime.GOMAXPROCS(0)
-	cpu0 := cpuSeconds()
+	cpu0 := rusage.CPUSeconds()
 	start = time.Now()
 	for s := 0; s < len(qs); s += cfg.Batch {
 		t := time.Now()
@@ -166,7 +168,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	res.SgemmSeconds = time.Since(start).Seconds()
 	res.SgemmGFLOPS = flopsPerQuery * float64(cfg.Queries) / res.SgemmSeconds / 1e9
 	res.SgemmQPS = float64(cfg.Queries) / res.SgemmSeconds
-	if c := cpuSeconds() - cpu0; c > 0 {
+	if c := rusage.CPUSeconds() - cpu0; c > 0 {
 		res.SgemmCPUGFLOP = flopsPerQuery * float64(cfg.Queries) / c / 1e9
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -174,7 +176,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	res.BatchP50 = lat[len(lat)/2]
 	res.BatchP99 = lat[min(len(lat)-1, len(lat)*99/100)]
 	fmt.Fprintf(progress, "dense bench: naive loop over %d queries\n", cfg.Naive)
-	cpu0 = cpuSeconds()
+	cpu0 = rusage.CPUSeconds()
 	start = time.Now()
 	naive, err := ix.SearchNaive(qs[:min(cfg.Naive, len(qs))], cfg.K)
 	if err != nil {
@@ -183,7 +185,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	res.NaiveSeconds = time.Since(start).Seconds()
 	res.NaiveGFLOPS = flopsPerQuery * float64(len(naive)) / res.NaiveSeconds / 1e9
 	res.NaiveQPS = float64(len(naive)) / res.NaiveSeconds
-	if c := cpuSeconds() - cpu0; c > 0 {
+	if c := rusage.CPUSeconds() - cpu0; c > 0 {
 		res.NaiveCPUGFLOP = flopsPerQuery * float64(len(naive)) / c / 1e9
 	}
 	res.Agree = true

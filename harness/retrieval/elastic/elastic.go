@@ -47,6 +47,10 @@ type Config struct {
 	// are retried with exponential backoff from Backoff (default 500 ms, capped at 30 s).
 	MaxRetries int           `yaml:"max_retries" json:"max_retries"`
 	Backoff    time.Duration `yaml:"backoff" json:"backoff"`
+	// MaxWait caps the total wait between retries of one request (0: no cap beyond MaxRetries).
+	MaxWait time.Duration `yaml:"max_wait,omitempty" json:"max_wait,omitempty"`
+	// OnRetry, when set, is told about every retry (see retry.Printer).
+	OnRetry retry.Notifier `yaml:"-" json:"-"`
 	// BulkDocs is the number of documents per bulk request (default 2000).
 	BulkDocs int `yaml:"bulk_docs" json:"bulk_docs"`
 	// Credentials come only from the environment: ELASTIC_API_KEY (sent as "ApiKey ...") or
@@ -221,9 +225,18 @@ func parseError(status int, body []byte) *Error {
 func (c *Client) do(ctx context.Context, method, path string, body []byte, contentType string) ([]byte, error) {
 	backoff := retry.NewBackoff(c.cfg.Backoff, 30*time.Second)
 	var last error
+	var waited time.Duration
 	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
 		if attempt > 0 {
-			if err := retry.Sleep(ctx, backoff.Next()); err != nil {
+			d := backoff.Next()
+			if c.cfg.MaxWait > 0 && waited+d > c.cfg.MaxWait {
+				return nil, fmt.Errorf("%s %s at %s: giving up after %d attempts and %s of waiting (the cap): %w", method, path, redact(c.cfg.URL), attempt, waited.Round(time.Millisecond), last)
+			}
+			if c.cfg.OnRetry != nil {
+				c.cfg.OnRetry(method+" "+redact(c.cfg.URL)+path, attempt, last, d)
+			}
+			waited += d
+			if err := retry.Sleep(ctx, d); err != nil {
 				return nil, fmt.Errorf("%s %s: %w (last error: %v)", method, path, err, last)
 			}
 		}
@@ -238,6 +251,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, conte
 		var ee *Error
 		if errors.As(err, &ee) && !ee.Temporary() {
 			return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		if retry.Permanent(err) {
+			return nil, fmt.Errorf("%s %s at %s: %w (not retried: it cannot succeed on a retry)", method, path, redact(c.cfg.URL), err)
 		}
 	}
 	return nil, fmt.Errorf("%s %s at %s: giving up after %d attempts: %w", method, path, redact(c.cfg.URL), c.cfg.MaxRetries+1, last)

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/ragbench/ragbench/harness/extract"
+	"github.com/ragbench/ragbench/harness/ngram"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/llm/offline"
+	"github.com/ragbench/ragbench/harness/retrieval/bm25"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/methods"
+	"github.com/ragbench/ragbench/methods/prompts"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "answer",
+		Usage:     "answer one question with a RAG method and print the answer and its decision trace",
+		ArgsUsage: " ",
+		Description: `Single-question mode, for debugging one case: runs --method on --question with the generator of the
+llm flags (--backend offline for the offline reader) and a retriever over --index (an index directory
+built by 'ragbench index build') or --corpus (a BM25 index is built in a temporary directory), then
+prints the answer, the counters, the retrievals and the trace, one line per event with what it measured
+indented beneath. --dataset names the dataset the question comes from, which chooses the authors'
+exemplars and answer-extraction rule (2wikimultihopqa, hotpotqa; others get neither). --set KEY=VALUE
+sets a method setting (repeatable; VALUE is read as JSON when it parses, else as a string). Methods: ` + strings.Join(methods.Names(), ", ") + `.`,
+		Flags: append(llmFlags(),
+			&cli.StringFlag{Name: "method", Aliases: []string{"m"}, Usage: "method name (required)"},
+			&cli.StringFlag{Name: "question", Aliases: []string{"q"}, Usage: "the question (required)"},
+			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset the question belongs to (exemplars and answer extraction)"},
+			&cli.StringSliceFlag{Name: "set", Usage: "method setting KEY=VALUE (repeatable)"},
+			&cli.StringFlag{Name: "index", Usage: "index directory to retrieve from (bm25 or dense)"},
+			&cli.StringFlag{Name: "corpus", Usage: "corpus file to build a BM25 index over (DPR TSV, BEIR JSONL, parquet)"},
+			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
+			&cli.StringFlag{Name: "ngram-index", Usage: "n-gram index directory for corpus statistics (QuCo-RAG); with --corpus one is built over it"},
+			&cli.StringFlag{Name: "extractor", Value: "rule", Usage: "entity and triplet extractor: rule, or llm (the authors' prompts, asked of the generator)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the prediction as JSON instead of the readable trace"},
+		),
+		Action: answerAction,
+	})
+}
+
+// parseSettings turns KEY=VALUE pairs into a settings map.
+func parseSettings(pairs []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("--set %q: want KEY=VALUE", p)
+		}
+		var val any
+		if err := json.Unmarshal([]byte(v), &val); err != nil {
+			val = v
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+func answerAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("answer takes no arguments, got %q", c.Args().Slice())
+	}
+	if c.String("method") == "" || strings.TrimSpace(c.String("question")) == "" {
+		return usagef("answer needs --method and --question")
+	}
+	if c.IsSet("index") && c.IsSet("corpus") {
+		return usagef("give --index or --corpus, not both")
+	}
+	settings, err := parseSettings(c.StringSlice("set"))
+	if err != nil {
+		return err
+	}
+	m, err := methods.New(c.String("method"), settings)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	cfg, err := llmConfig(c)
+	if err != nil {
+		return err
+	}
+	set, err := prompts.Load(templatesDir(c))
+	if err != nil {
+		return fmt.Errorf("%w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
+	}
+	g, err := llm.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	env := methods.Env{Generator: g, GeneratorName: generatorName(cfg), Prompts: set}
+
+	dir := c.String("index")
+	if p := c.String("corpus"); p != "" {
+		tmp, err := os.MkdirTemp("", "ragbench-answer-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "bm25")
+		r, err := corpus.Open(p, "")
+		if err != nil {
+			return err
+		}
+		_, err = bm25.Build(c.Context, r, dir, bm25.Options{MemoryBudget: 256 << 20})
+		r.Close()
+		if err != nil {
+			return err
+		}
+		if !c.IsSet("ngram-index") {
+			r, err := corpus.Open(p, "")
+			if err != nil {
+				return err
+			}
+			ndir := filepath.Join(tmp, "ngram")
+			_, err = ngram.BuildFrom(c.Context, r, ndir, ngram.BuildOptions{})
+			r.Close()
+			if err != nil {
+				return err
+			}
+			c.Set("ngram-index", ndir)
+		}
+	}
+	if nd := c.String("ngram-index"); nd != "" {
+		src, err := ngram.Open(c.Context, ngram.Config{Index: nd})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		env.Counter = src.Counter
+	}
+	ecfg := extract.Config{Backend: c.String("extractor")}.Defaults()
+	if err := ecfg.Validate(); err != nil {
+		return usagef("--extractor: %v", err)
+	}
+	if env.Extractor, err = extract.New(ecfg, g); err != nil {
+		return err
+	}
+	if dir != "" {
+		ix, err := index.Open(c.Context, index.Config{Dir: dir})
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		env.Retriever = ix
+	}
+
+	ex := datasets.Example{ID: "question", Dataset: c.String("dataset"), Question: strings.TrimSpace(c.String("question"))}
+	if err := methods.CheckEnv(m, env); err != nil {
+		return err
+	}
+	ienv, meter := methods.Instrument(env)
+	p, runErr := m.Answer(c.Context, ienv, ex)
+	meter.Fill(&p)
+	w := c.App.Writer
+	if c.Bool("json") {
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\n", b)
+	} else {
+		fmt.Fprintf(w, "method: %s", m.Name())
+		if cm, ok := m.(methods.Configured); ok {
+			if b, err := json.Marshal(cm.Settings()); err == nil {
+				fmt.Fprintf(w, " %s", b)
+			}
+		}
+		fmt.Fprintf(w, "\ngenerator: %s\nquestion: %q (dataset %q)\n", env.GeneratorName, ex.Question, ex.Dataset)
+		if err := methods.FormatTrace(w, p); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// generatorName labels the generator in traces and errors.
+func generatorName(cfg llm.Config) string {
+	if cfg.Backend == offline.Backend {
+		return offline.Name
+	}
+	if cfg.Backend == "openai" {
+		return fmt.Sprintf("%s at %s", cfg.Model, llm.RedactURL(cfg.BaseURL))
+	}
+	return "backend " + cfg.Backend
+}

@@ -1,0 +1,30 @@
+package datasets
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+func TestTimeLoads(t *testing.T) {
+	spec := testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
+	calls := 0
+	lt, err := TimeLoads(context.Background(), spec, LoadOptions{Limit: 7}, 3, func(LoadTimes) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt.Rows != 7 || len(lt.Times) != 3 || !slices.IsSorted(lt.Times) || calls != 1 || lt.Name == "" {
+		t.Fatalf("got %+v after %d start calls; want 7 rows, 3 sorted times, one call", lt, calls)
+	}
+	if lt.Percentile(0) != lt.Times[0] || lt.Percentile(1) != lt.Times[2] || lt.Percentile(0.5) != lt.Times[1] {
+		t.Error("percentiles index p·(n−1)")
+	}
+	if lt.Total() != lt.Times[0]+lt.Times[1]+lt.Times[2] {
+		t.Error("total")
+	}
+	if _, err := TimeLoads(context.Background(), spec, LoadOptions{}, 0, nil); err == nil {
+		t.Error("n = 0 must be an error")
+	}
+}
