@@ -45,7 +45,7 @@ func BenchmarkUMGContext(b *testing.B) {
 	}
 	names := []string{"umg", "umgp"}
 	if s := os.Getenv("UMG_METHODS"); s != "" {
-		names = splitComma(s)
+		names = umgSplitComma(s)
 	}
 	for _, name := range names {
 		m, err := methods.New(name, nil)
@@ -66,7 +66,7 @@ func BenchmarkUMGContext(b *testing.B) {
 	}
 }
 
-func splitComma(s string) []string {
+func umgSplitComma(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i <= len(s); i++ {
@@ -79,4 +79,3 @@ func splitComma(s string) []string {
 	}
 	return out
 }
-

@@ -31,11 +31,11 @@ import (
 var umgMethods = []string{"umg", "umgp", "standard-rag", "hybrid", "longrag"}
 
 // unitSetup is a corpus cut into units and indexed twice (BM25 and dense), opened as an Env.
-type unitSetup struct {
+type umgSetup struct {
 	bm25, dense *unitindex.Index
 }
 
-func (s *unitSetup) env() methods.Env {
+func (s *umgSetup) env() methods.Env {
 	r := s.bm25.Lean()
 	for k, v := range s.dense.Lean() {
 		r[k] = v
@@ -43,13 +43,13 @@ func (s *unitSetup) env() methods.Env {
 	return methods.Env{Retrievers: r, Units: s.bm25.Table}
 }
 
-func (s *unitSetup) close() {
+func (s *umgSetup) close() {
 	s.bm25.Close()
 	s.dense.Close()
 }
 
 // buildUnits indexes docs as units of 2, 4, 8, 16 and 32 sentences with BM25 and with emb (nil: LSA).
-func buildUnits(t testing.TB, docs []corpus.PoolDoc, emb dense.Embedder) *unitSetup {
+func umgBuild(t testing.TB, docs []corpus.PoolDoc, emb dense.Embedder) *umgSetup {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -69,10 +69,10 @@ func buildUnits(t testing.TB, docs []corpus.PoolDoc, emb dense.Embedder) *unitSe
 	if err := unitindex.SameUnits(b.Table, d.Table); err != nil {
 		t.Fatal(err)
 	}
-	return &unitSetup{bm25: b, dense: d}
+	return &umgSetup{bm25: b, dense: d}
 }
 
-func readDocs(t testing.TB, path string) []corpus.PoolDoc {
+func umgReadDocs(t testing.TB, path string) []corpus.PoolDoc {
 	t.Helper()
 	r, err := corpus.Open(path, "")
 	if err != nil {
@@ -93,7 +93,7 @@ func readDocs(t testing.TB, path string) []corpus.PoolDoc {
 	return docs
 }
 
-func loadDataset(t testing.TB, rel string, limit int) *datasets.Dataset {
+func umgDataset(t testing.TB, rel string, limit int) *datasets.Dataset {
 	t.Helper()
 	ds, err := datasets.Load(context.Background(), testenv.Data(t, rel), datasets.LoadOptions{Limit: limit})
 	if err != nil {
@@ -103,7 +103,7 @@ func loadDataset(t testing.TB, rel string, limit int) *datasets.Dataset {
 }
 
 // row is one method's end-to-end result on one dataset.
-type row struct {
+type umgRow struct {
 	Method                    string
 	F1, AnswerRecall, AR5     float64
 	RetrievalP50, FusionP50   float64 // ms per question: inside retrieval calls, and the rest of the context step
@@ -112,18 +112,18 @@ type row struct {
 
 // runE2E answers every example with each method and the offline reader and returns the mean F1,
 // answer recall (sub-EM) and AR@5, and the preprocessing times.
-func runE2E(t *testing.T, env methods.Env, exs []datasets.Example) []row {
+func umgRunE2E(t *testing.T, env methods.Env, exs []datasets.Example) []umgRow {
 	t.Helper()
 	ctx := context.Background()
 	env.Generator = offline.New(offline.Options{})
-	env.Prompts = loadPrompts(t)
-	var out []row
+	env.Prompts = umgPrompts(t)
+	var out []umgRow
 	for _, name := range umgMethods {
 		m, err := methods.New(name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := row{Method: name}
+		r := umgRow{Method: name}
 		var pre, ret, fus []float64
 		for _, ex := range exs {
 			ienv, meter := methods.Instrument(env)
@@ -143,28 +143,28 @@ func runE2E(t *testing.T, env methods.Env, exs []datasets.Example) []row {
 			}
 			total := time.Since(start)
 			rt := meter.Timings()[methods.StageRetrieval]
-			pre = append(pre, ms(total))
-			ret = append(ret, ms(rt))
-			fus = append(fus, ms(total-rt))
+			pre = append(pre, umgMS(total))
+			ret = append(ret, umgMS(rt))
+			fus = append(fus, umgMS(total-rt))
 		}
 		n := float64(len(exs))
 		r.F1, r.AnswerRecall, r.AR5 = r.F1/n, r.AnswerRecall/n, r.AR5/n
-		r.PreprocessP50, r.PreprocP95 = pct(pre, .5), pct(pre, .95)
-		r.RetrievalP50, r.FusionP50 = pct(ret, .5), pct(fus, .5)
+		r.PreprocessP50, r.PreprocP95 = umgPct(pre, .5), umgPct(pre, .95)
+		r.RetrievalP50, r.FusionP50 = umgPct(ret, .5), umgPct(fus, .5)
 		out = append(out, r)
 	}
 	return out
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func umgMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func pct(xs []float64, q float64) float64 {
+func umgPct(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	sort.Float64s(s)
 	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
-func logRows(t *testing.T, title string, rows []row) {
+func umgLogRows(t *testing.T, title string, rows []umgRow) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n| method | F1 | answer recall | AR@5 | preprocessing p50 ms | p95 ms | in retrieval p50 ms | fusion p50 ms |\n|---|---|---|---|---|---|---|---|\n", title)
@@ -190,27 +190,27 @@ func TestUMGEndToEnd(t *testing.T) {
 		data   string
 		minAR5 float64
 	}{
-		{"nq_open", func() []corpus.PoolDoc { return readDocs(t, testenv.Data(t, "corpus/nq-wiki-passages.tsv")) },
+		{"nq_open", func() []corpus.PoolDoc { return umgReadDocs(t, testenv.Data(t, "corpus/nq-wiki-passages.tsv")) },
 			"nq_open/validation-00000-of-00001.parquet", 0.3},
 		{"nq_longdoc", nil, "nq_longdoc/validation-00000-of-00001.parquet", 0.3},
 		{"hotpotqa", nil, "hotpotqa/distractor/validation-00000-of-00001.parquet", 0.3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ds := loadDataset(t, c.data, n)
+			ds := umgDataset(t, c.data, n)
 			var docs []corpus.PoolDoc
 			if c.docs != nil {
 				docs = c.docs()
 			} else {
-				all := loadDataset(t, c.data, 0)
+				all := umgDataset(t, c.data, 0)
 				docs, _ = corpus.Pool(all.Examples)
 			}
 			start := time.Now()
-			s := buildUnits(t, docs, nil)
+			s := umgBuild(t, docs, nil)
 			defer s.close()
 			t.Logf("%s: %d documents cut and indexed (BM25 + LSA, 5 granularities) in %.1fs", c.name, len(docs), time.Since(start).Seconds())
-			rows := runE2E(t, s.env(), ds.Examples)
-			logRows(t, fmt.Sprintf("%s, first %d questions, offline reader", c.name, len(ds.Examples)), rows)
+			rows := umgRunE2E(t, s.env(), ds.Examples)
+			umgLogRows(t, fmt.Sprintf("%s, first %d questions, offline reader", c.name, len(ds.Examples)), rows)
 			for _, r := range rows {
 				if (r.Method == "umg" || r.Method == "umgp") && r.AR5 < c.minAR5 {
 					t.Errorf("%s: AR@5 %.3f below %.2f", r.Method, r.AR5, c.minAR5)
@@ -226,9 +226,9 @@ func TestUMGRetrievalEval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds unit indexes over the HotpotQA pool: not in -short")
 	}
-	all := loadDataset(t, "hotpotqa/distractor/validation-00000-of-00001.parquet", 0)
+	all := umgDataset(t, "hotpotqa/distractor/validation-00000-of-00001.parquet", 0)
 	docs, _ := corpus.Pool(all.Examples)
-	s := buildUnits(t, docs, nil)
+	s := umgBuild(t, docs, nil)
 	defer s.close()
 	exs := all.Examples[:50]
 	for _, name := range umgMethods {
@@ -260,13 +260,13 @@ func TestUMGRetrievalEval(t *testing.T) {
 // embedServer is an in-process OpenAI-compatible /v1/embeddings server: each input gets a
 // deterministic dim-dimensional vector from the hashes of its lower-cased words (a bag-of-words
 // hashing embedding, a real if weak dense model). It counts requests.
-type embedServer struct {
+type umgEmbedServer struct {
 	dim   int
 	mu    sync.Mutex
 	calls int
 }
 
-func (e *embedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e *umgEmbedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/v1/embeddings" {
 		http.NotFound(w, r)
 		return
@@ -320,9 +320,9 @@ func (e *embedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // dimensions.
 func TestUMGOpenAIEmbedder(t *testing.T) {
 	ctx := context.Background()
-	all := loadDataset(t, "hotpotqa/distractor/validation-00000-of-00001.parquet", 0)
+	all := umgDataset(t, "hotpotqa/distractor/validation-00000-of-00001.parquet", 0)
 	docs, _ := corpus.Pool(all.Examples[:30])
-	srv := &embedServer{dim: 64}
+	srv := &umgEmbedServer{dim: 64}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	t.Setenv("OPENAI_API_KEY", "sk-test")
@@ -330,13 +330,13 @@ func TestUMGOpenAIEmbedder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lsa := buildUnits(t, docs, nil)
+	lsa := umgBuild(t, docs, nil)
 	defer lsa.close()
-	oai := buildUnits(t, docs, emb)
+	oai := umgBuild(t, docs, emb)
 	defer oai.close()
 	m, _ := methods.New("umg", nil)
 	ex := all.Examples[3]
-	retrieved := func(s *unitSetup) map[string][]string {
+	retrieved := func(s *umgSetup) map[string][]string {
 		env, meter := methods.Instrument(s.env())
 		if _, _, err := m.(methods.Contexter).Context(ctx, env, ex.Question); err != nil {
 			t.Fatal(err)
@@ -366,7 +366,7 @@ func TestUMGOpenAIEmbedder(t *testing.T) {
 	// Every method answers with the OpenAI-compatible dense expert.
 	env := oai.env()
 	env.Generator = offline.New(offline.Options{})
-	env.Prompts = loadPrompts(t)
+	env.Prompts = umgPrompts(t)
 	for _, name := range umgMethods {
 		mm, _ := methods.New(name, nil)
 		if _, err := mm.Answer(ctx, env, ex); err != nil {
@@ -385,7 +385,7 @@ func TestUMGOpenAIEmbedder(t *testing.T) {
 
 // TestUMGBadDataset: a dataset without documents to cut into units is an error saying so.
 func TestUMGBadDataset(t *testing.T) {
-	ds := loadDataset(t, "nq_open/validation-00000-of-00001.parquet", 10)
+	ds := umgDataset(t, "nq_open/validation-00000-of-00001.parquet", 10)
 	docs, _ := corpus.Pool(ds.Examples) // NQ-open ships no contexts
 	err := unitindex.Build(context.Background(), docs, t.TempDir(), unitindex.BuildOptions{})
 	if err == nil || !strings.Contains(err.Error(), "no documents to cut into units") {
@@ -395,7 +395,7 @@ func TestUMGBadDataset(t *testing.T) {
 
 // replicate returns the corpus copied times over, the copies' ids suffixed "~c" (distinct ids, the
 // same texts): the 10× corpus of the speed figures.
-func replicate(docs []corpus.PoolDoc, times int) []corpus.PoolDoc {
+func umgReplicate(docs []corpus.PoolDoc, times int) []corpus.PoolDoc {
 	out := make([]corpus.PoolDoc, 0, len(docs)*times)
 	for c := 0; c < times; c++ {
 		for _, d := range docs {
@@ -415,12 +415,12 @@ func TestUMGSpeed(t *testing.T) {
 	if testing.Short() || os.Getenv("UMG_SPEED") == "" {
 		t.Skip("speed figures: set UMG_SPEED=1 (not in -short)")
 	}
-	base := readDocs(t, testenv.Data(t, "corpus/nq-wiki-passages.tsv"))
-	ds := loadDataset(t, "nq_open/validation-00000-of-00001.parquet", 300)
+	base := umgReadDocs(t, testenv.Data(t, "corpus/nq-wiki-passages.tsv"))
+	ds := umgDataset(t, "nq_open/validation-00000-of-00001.parquet", 300)
 	for _, times := range []int{1, 10} {
-		docs := replicate(base, times)
+		docs := umgReplicate(base, times)
 		start := time.Now()
-		s := buildUnits(t, docs, nil)
+		s := umgBuild(t, docs, nil)
 		build := time.Since(start)
 		units := 0
 		for _, g := range []int{2, 4, 8, 16, 32} {
@@ -435,13 +435,13 @@ func TestUMGSpeed(t *testing.T) {
 				if _, _, err := m.(methods.Contexter).Context(context.Background(), env, ex.Question); err != nil {
 					t.Fatal(err)
 				}
-				pre = append(pre, ms(time.Since(st)))
-				ret = append(ret, ms(meter.Timings()[methods.StageRetrieval]))
+				pre = append(pre, umgMS(time.Since(st)))
+				ret = append(ret, umgMS(meter.Timings()[methods.StageRetrieval]))
 			}
 			t.Logf("%2d× corpus (%d passages, %d units, built in %.0fs): %-12s preprocessing p50 %.2f ms, p95 %.2f ms (in retrieval p50 %.2f ms)",
-				times, len(docs), units, build.Seconds(), name, pct(pre, .5), pct(pre, .95), pct(ret, .5))
-			if name == "umg" && pct(pre, .5) > 50 {
-				t.Errorf("umg preprocessing p50 %.1f ms over 50 ms", pct(pre, .5))
+				times, len(docs), units, build.Seconds(), name, umgPct(pre, .5), umgPct(pre, .95), umgPct(ret, .5))
+			if name == "umg" && umgPct(pre, .5) > 50 {
+				t.Errorf("umg preprocessing p50 %.1f ms over 50 ms", umgPct(pre, .5))
 			}
 		}
 		s.close()
