@@ -27,7 +27,7 @@ import (
 )
 
 // UnitsFile is the unit table of one granularity, beside its index.
-const UnitsFile = "units.jsonl"
+const UnitsFile = corpus.UnitsFile
 
 // DocFunc returns the stored unit of ordinal i of one granularity's index (id and text).
 type DocFunc func(i int) (id, text string, err error)
