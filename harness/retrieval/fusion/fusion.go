@@ -94,9 +94,10 @@ func keyLess(a, b Key) bool {
 	return a.Granularity < b.Granularity
 }
 
-// sortCandidates orders best first: higher score, then smaller id.
+// sortCandidates orders best first: higher score, then smaller id (equal score and id: equal elements,
+// whose order does not matter).
 func sortCandidates(c []Candidate) {
-	slices.SortStableFunc(c, func(a, b Candidate) int {
+	slices.SortFunc(c, func(a, b Candidate) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
 		}

@@ -279,7 +279,7 @@ func LengthRank(scores []Candidate, spans Lookup) ([]Ranked, error) {
 }
 
 func sortRanked(r []Ranked) {
-	slices.SortStableFunc(r, func(a, b Ranked) int {
+	slices.SortFunc(r, func(a, b Ranked) int {
 		if a.R != b.R {
 			return cmp.Compare(b.R, a.R)
 		}
