@@ -41,13 +41,13 @@ type row struct {
 // and, when the granularity's index is attached, its text. It is read-only after loading and safe for
 // concurrent use.
 type Table struct {
-	dir   string
-	units map[string]corpus.Unit
-	rows  map[string]row
-	sizes map[int]int      // granularity -> units
+	dir    string
+	units  map[string]corpus.Unit
+	rows   map[string]row
+	sizes  map[int]int      // granularity -> units
 	ids    map[int][]string // granularity -> unit id by ordinal
 	titles map[int][]string // granularity -> unit title by ordinal
-	docs  map[int]DocFunc
+	docs   map[int]DocFunc
 }
 
 // LoadTable reads DIR/gN/units.jsonl for every size. A size without its file is an error naming the
