@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ type UMGPConfig struct {
 
 func defaultUMG() UMGConfig {
 	return UMGConfig{Experts: []string{"bm25", "dense"}, Granularities: []int{2, 4, 8, 16, 32}, Depth: fusion.DefaultDepth,
-		Normalization: fusion.NormMinMax, Temperature: 1, Weights: fusion.WeightNormalized, LogBase: 2.718281828459045,
+		Normalization: fusion.NormMinMax, Temperature: 1, Weights: fusion.WeightNormalized, LogBase: math.E,
 		TopK: 5, TraceDepth: 20, MaxTokens: 128, FinishOptions: DefaultFinish}
 }
 
