@@ -254,6 +254,20 @@ func TestUMGRetrievalEval(t *testing.T) {
 		}
 		b, _ := json.Marshal(rep)
 		t.Logf("%s", b)
+		// Deterministic: the same question twice gives byte-identical contexts and traces.
+		for _, ex := range exs[:10] {
+			var out [2][]byte
+			for i := range out {
+				cu, tr, err := m.(methods.Contexter).Context(context.Background(), s.env(), ex.Question)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[i], _ = json.Marshal([]any{cu, tr})
+			}
+			if string(out[0]) != string(out[1]) {
+				t.Fatalf("%s: %s: two runs differ", name, ex.ID)
+			}
+		}
 	}
 }
 
