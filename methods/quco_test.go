@@ -277,7 +277,7 @@ func render(c quCase, r quResult) string {
 	return b.String()
 }
 
-func golden(t *testing.T, name, got string) {
+func qucoGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "quco", name+".golden")
 	if updating() {
@@ -585,7 +585,7 @@ func TestQuCoFidelity(t *testing.T) {
 					t.Errorf("prompt #%d does not start with Examples:", i+1)
 				}
 			}
-			golden(t, c.name, render(c, r))
+			qucoGolden(t, c.name, render(c, r))
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/pathcheck"
 	"io"
 	"os"
 	"path/filepath"
@@ -245,6 +246,9 @@ func datasetsImport(c *cli.Context) error {
 		return usagef("import: want IN and OUT.parquet, got %d arguments", c.NArg())
 	}
 	in, out := c.Args().Get(0), c.Args().Get(1)
+	if err := pathcheck.Distinct(out, in, c.String("aliases")); err != nil {
+		return usagef("import: %v", err)
+	}
 	format := c.String("format")
 	known := false
 	for _, f := range datasets.ImportFormats {

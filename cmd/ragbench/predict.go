@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/pathcheck"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,7 +53,8 @@ ones are retried). Score the output with: ragbench score --dataset SPEC --predic
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "maximum completion tokens"},
 			&cli.StringSliceFlag{Name: "stop", Value: cli.NewStringSlice(`\n`), Usage: "stop sequence (repeatable; \\n is a newline)"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "predictions JSONL (- or absent: stdout); an existing file is resumed"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "predictions JSONL (- or absent: stdout); an existing file is resumed if it was made with the same settings"},
+			&cli.BoolFlag{Name: "force", Usage: "resume --out even if it was made with other settings (model, prompts, shots, extraction)"},
 		),
 		Action: predictAction,
 	})
@@ -167,11 +169,27 @@ func predictAction(c *cli.Context) error {
 		for i, ex := range examples {
 			selected[i] = ex.ID
 		}
-		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name)
+		if err := pathcheck.Distinct(outPath, ds.Files...); err != nil {
+			return usagef("--out: %v", err)
+		}
+		hash, err := set.Hash()
+		if err != nil {
+			return err
+		}
+		model := cfg.Model
+		if cfg.Backend == "offline" {
+			model = offline.Name
+		}
+		settings := predict.Settings{"backend": cfg.Backend, "model": model,
+			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
+			"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
+			"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}
+		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name,
+			predict.ResumeOptions{Settings: settings, Force: c.Bool("force")})
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		defer res.File.Close()
+		defer res.Close()
 		w, idx = res.File, res.Todo
 		if res.Records > 0 {
 			fmt.Fprintf(stderr, "predict: resuming %s: %d record(s) there (%d failed, to be retried; written by %s); %d of %d selected examples done, %d to go, appending\n",

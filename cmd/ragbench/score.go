@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/pathcheck"
 	"io"
 	"os"
 	"slices"
@@ -58,6 +59,9 @@ func scoreAction(c *cli.Context) error {
 	}
 	if c.String("dataset") == "" || c.String("predictions") == "" {
 		return usagef("score needs --dataset and --predictions")
+	}
+	if err := pathcheck.Distinct(c.String("out"), c.String("predictions"), c.String("baseline"), c.String("dataset")); err != nil {
+		return usagef("--out: %v", err)
 	}
 	format := c.String("format")
 	if !slices.Contains(reports.ScoreFormats, format) {

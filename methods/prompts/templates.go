@@ -1,6 +1,8 @@
 package prompts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -118,4 +120,19 @@ func (s *Set) Case(set, question string) string {
 		t = defaultTestInput
 	}
 	return strings.ReplaceAll(t, "{question}", question)
+}
+
+// Hash returns the SHA-256 (hex) of the two reference files as they are on disk now, so that a record
+// can say which prompts made it.
+func (s *Set) Hash() (string, error) {
+	h := sha256.New()
+	for _, f := range []string{ExemplarsFile, TemplatesFile} {
+		data, err := os.ReadFile(filepath.Join(s.Dir, f))
+		if err != nil {
+			return "", fmt.Errorf("prompts: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

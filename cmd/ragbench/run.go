@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/harness/runner"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "run",
+		Usage:     "run the methods of a YAML config over its datasets; print the summary table",
+		ArgsUsage: "CONFIG.yaml",
+		Description: `Plans the config (datasets × method cells; a setting given as a list is swept), builds the indexes
+it needs into the index cache (once), answers every question with every cell, and writes the run
+directory: config.yaml (the resolved config with version, git commit, config hash and checksums),
+DATASET/CELL.jsonl (one record per question), DATASET/CELL.timings.jsonl and summary.{md,json}.
+Rerunning the same command (or --resume) answers only what is missing, failed questions included;
+Ctrl-C or a kill leaves a consistent directory. See docs/runner.md.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Usage: "only the first N questions of every dataset"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (default: the config's out, else runs/NAME)"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a config key: KEY=VALUE, VALUE in YAML (repeatable; e.g. llm.model=X, methods.quco.settings.tau_cooc=[1,5])"},
+			&cli.BoolFlag{Name: "resume", Usage: "continue the run in the run directory (it must exist); a plain rerun does the same"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (cells, questions, expected LLM calls and tokens, indexes to build, cost) and exit"},
+			&cli.IntFlag{Name: "pilot", Usage: "with --dry-run: answer the first N questions of every dataset with every cell (the config's generator and components; nothing written) to estimate calls and tokens"},
+			&cli.StringFlag{Name: "shard", Usage: "run shard K/N (0-based) of every cell; default from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX"},
+			&cli.IntFlag{Name: "shards", Usage: "the shard count, with JOB_COMPLETION_INDEX (a Kubernetes indexed Job)"},
+			&cli.DurationFlag{Name: "progress-every", Value: 30 * time.Second, Usage: "interval of progress summaries when stderr is not a terminal"},
+		},
+		Action: runAction,
+	})
+}
+
+func runAction(c *cli.Context) error {
+	c, err := interspersed(c)
+	if err != nil {
+		return usagef("run: %v", err)
+	}
+	if c.NArg() != 1 {
+		return usagef("run: want one CONFIG.yaml, got %d arguments", c.NArg())
+	}
+	cfg, err := loadRunConfig(c.Args().First(), c.StringSlice("set"), c.Int("limit"))
+	if err != nil {
+		return err
+	}
+	k, n, err := runner.ParseShard(c.String("shard"), c.Int("shards"), os.Getenv)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	stderr := c.App.ErrWriter
+	o := runner.Options{
+		Out: c.String("out"), Shard: k, Shards: n,
+		Progress: stderr, TTY: isTerminal(stderr), ProgressEvery: c.Duration("progress-every"),
+		Pilot:   c.Int("pilot"),
+		Version: version, GitCommit: gitCommit(),
+	}
+	if c.Bool("dry-run") {
+		return runner.DryRun(c.Context, cfg, o, c.App.Writer)
+	}
+	dir := runner.RunDir(cfg, o)
+	if c.Bool("resume") {
+		if _, err := os.Stat(dir + "/config.yaml"); err != nil {
+			return fmt.Errorf("--resume: %s holds no run (%v)", dir, err)
+		}
+	}
+	fmt.Fprintf(stderr, "run %s: %s\n", cfg.Name, dir)
+	res, err := runner.Execute(c.Context, cfg, o)
+	if res != nil {
+		fmt.Fprintf(stderr, "answered %d, already recorded %d, failed %d\n", res.Done, res.Skipped, res.Errors)
+	}
+	if err != nil {
+		return err
+	}
+	if err := runner.WriteTable(c.App.Writer, res.Rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "records, timings and summary.{md,json} in %s\n", dir)
+	if res.Errors > 0 {
+		return fmt.Errorf("%d questions failed (their records hold the error); rerun to retry them", res.Errors)
+	}
+	return nil
+}
+
+// loadRunConfig loads a config with --set overrides and --limit.
+func loadRunConfig(path string, sets []string, limit int) (runner.Config, error) {
+	cfg, err := runner.Load(path, sets)
+	if err != nil {
+		return cfg, err
+	}
+	if limit > 0 {
+		for i := range cfg.Datasets {
+			cfg.Datasets[i].Limit = limit
+		}
+	}
+	return cfg, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// gitCommit returns the commit the binary was built from (from the build info, else from git in the
+// working directory), with "-dirty" for a modified tree, or "unknown".
+func gitCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// interspersed parses flags written after the positional argument (ragbench run CONFIG --limit 5),
+// which urfave/cli leaves in the arguments, and returns a context that sees them.
+func interspersed(c *cli.Context) (*cli.Context, error) {
+	if c.NArg() <= 1 {
+		return c, nil
+	}
+	args := c.Args().Slice()
+	set := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	var pos, rest []string
+	for len(args) > 0 {
+		if err := set.Parse(args); err != nil {
+			return nil, err
+		}
+		rest = set.Args()
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	if err := set.Parse(pos); err != nil {
+		return nil, err
+	}
+	nc := cli.NewContext(c.App, set, c)
+	nc.Command = c.Command
+	return nc, nil
+}

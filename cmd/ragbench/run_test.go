@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+// TestRunCommand: ragbench run with flags after the config writes the run directory and prints the
+// table; --dry-run plans; a rerun answers nothing; merge joins two shards; bad input exits 1 or 2.
+func TestRunCommand(t *testing.T) {
+	testenv.Data(t, "nq_open")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("name: cmdtest\ndatasets:\n  - {name: nq_open}\nmethods:\n  - {method: wo-rag}\nllm: {backend: offline}\n"), 0o644)
+	out := filepath.Join(dir, "run")
+	stdout, stderr, code := runCLI(t, "run", cfg, "--limit", "4", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | offline reader (no LLM) | 4 |") {
+		t.Fatalf("run: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, f := range []string{"config.yaml", "summary.md", "summary.json", "nq_open/wo-rag.jsonl", "nq_open/wo-rag.timings.jsonl"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("run directory lacks %s", f)
+		}
+	}
+	if _, stderr, code := runCLI(t, "run", "--limit", "4", "--out", out, cfg); code != 0 || !strings.Contains(stderr, "answered 0, already recorded 4") {
+		t.Errorf("rerun: code %d, stderr %s: want nothing answered", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "run", cfg, "--limit", "5", "--out", out); code != 1 || !strings.Contains(stderr, "limit: 4 → 5") {
+		t.Errorf("rerun with another limit: code %d, stderr %s: want a refusal naming the limit", code, stderr)
+	}
+	if stdout, _, code := runCLI(t, "run", cfg, "--dry-run", "--limit", "4"); code != 0 || !strings.Contains(stdout, "question × cell pairs: 4") {
+		t.Errorf("dry run: code %d, stdout %s", code, stdout)
+	}
+	var shards []string
+	for _, k := range []string{"0/2", "1/2"} {
+		d := filepath.Join(dir, "s"+k[:1])
+		shards = append(shards, d)
+		if _, stderr, code := runCLI(t, "run", cfg, "--limit", "4", "--shard", k, "--out", d); code != 0 {
+			t.Fatalf("shard %s: code %d %s", k, code, stderr)
+		}
+	}
+	if stdout, stderr, code := runCLI(t, "merge", "--out", filepath.Join(dir, "merged"), shards[0], shards[1]); code != 0 || !strings.Contains(stdout, "| nq_open | wo-rag | offline reader (no LLM) | 4 |") {
+		t.Fatalf("merge: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(out, "nq_open/wo-rag.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(dir, "merged", "nq_open/wo-rag.jsonl"))
+	if string(a) != string(b) {
+		t.Errorf("merged records differ from the whole run's")
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: x\nlimt: 3\n"), 0o644)
+	if _, stderr, code := runCLI(t, "run", bad); code != 1 || !strings.Contains(stderr, "line 2: unknown key limt") {
+		t.Errorf("bad config: code %d, stderr %s", code, stderr)
+	}
+	if _, _, code := runCLI(t, "run"); code != 2 {
+		t.Errorf("run without a config: code %d, want 2", code)
+	}
+	if _, _, code := runCLI(t, "run", cfg, "--shard", "3/2"); code != 2 {
+		t.Errorf("bad shard: code %d, want 2", code)
+	}
+}

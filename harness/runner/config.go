@@ -1,0 +1,540 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/harness/extract"
+	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/ngram"
+	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
+)
+
+// DefaultConcurrency is the default number of questions in flight: enough to keep an LLM server's
+// batch full.
+const DefaultConcurrency = 32
+
+// Config is a run's YAML config. It is plain data with defaults (Defaults) and Validate; Load reads
+// it strictly (an unknown key is an error naming the key and line).
+type Config struct {
+	// Name names the run; the run directory defaults to runs/NAME.
+	Name string `yaml:"name"`
+	// Out is the run directory (default runs/NAME). It is not part of the config hash.
+	Out string `yaml:"out,omitempty"`
+	// Concurrency is the number of questions in flight (default DefaultConcurrency). The generator's
+	// own concurrency (llm.concurrency) bounds the requests in flight below it.
+	Concurrency int `yaml:"concurrency,omitempty"`
+	// Datasets are the datasets to answer, in order.
+	Datasets []DatasetConfig `yaml:"datasets"`
+	// Methods are the methods to run; each may sweep settings.
+	Methods []MethodConfig `yaml:"methods"`
+	// LLM is the generator (backend, model, endpoint, max tokens, concurrency, cache).
+	LLM llm.Config `yaml:"llm"`
+	// Models, when set, sweeps the generator's model: every cell runs with each model (llm's other
+	// settings shared), and cell names get "@MODEL" (the model name's last path element).
+	Models []string `yaml:"models,omitempty"`
+	// Corpora are named retrieval corpora that datasets refer to.
+	Corpora map[string]CorpusConfig `yaml:"corpora,omitempty"`
+	// Retrieval says how each dataset's corpus is searched.
+	Retrieval RetrievalConfig `yaml:"retrieval,omitempty"`
+	// Ngram is the corpus-statistics source (QuCo-RAG).
+	Ngram NgramConfig `yaml:"ngram,omitempty"`
+	// Extract is the entity and triplet extractor (QuCo-RAG): backend rule (default, offline) or llm
+	// (its own model and endpoint, e.g. the authors' 0.5B extractor; templates default to the
+	// prompts directory's prompt_templates.json).
+	Extract extract.Config `yaml:"extract,omitempty"`
+	// Prompts is the directory of the QuCo-RAG reference files (exemplars.json, prompt_templates.json).
+	// Empty: $RAGBENCH_REFERENCE/quco-rag, else shared/reference/quco-rag beside the checkout.
+	Prompts string `yaml:"prompts,omitempty"`
+	// IndexCache is the directory indexes are built into on demand (default: the ragbench cache's
+	// indexes/ directory, see datasets.CacheDir).
+	IndexCache string `yaml:"index_cache,omitempty"`
+	// Prices are per-token prices for the dry run's cost estimate.
+	Prices Prices `yaml:"prices,omitempty"`
+	// Expect documents the server and model a paper config was written for; the runner does not
+	// check it.
+	Expect string `yaml:"expect,omitempty"`
+	// Provenance is written by the runner into a run directory's config.yaml (tool version, git
+	// commit, config hash, checksums); it is ignored when a config is run.
+	Provenance *Provenance `yaml:"provenance,omitempty"`
+}
+
+// DatasetConfig selects one dataset.
+type DatasetConfig struct {
+	// Name is a dataset name (see datasets.Names), a parquet file or directory, or a custom spec.
+	Name string `yaml:"name"`
+	// Split picks the split of a directory holding several.
+	Split string `yaml:"split,omitempty"`
+	// Limit keeps the first N questions (0: all); Sample keeps a seeded sample of N.
+	Limit  int   `yaml:"limit,omitempty"`
+	Sample int   `yaml:"sample,omitempty"`
+	Seed   int64 `yaml:"seed,omitempty"`
+	// Corpus names the entry of Config.Corpora that this dataset's retrieval and corpus statistics
+	// use ("" for none: methods that retrieve then fail with a clear error).
+	Corpus string `yaml:"corpus,omitempty"`
+}
+
+// MethodConfig names a method, its fixed settings and its swept settings. Every setting may be swept:
+// the plan holds one cell per combination of the values listed under sweep, each cell with the fixed
+// settings plus one value of every swept one.
+type MethodConfig struct {
+	// Method is the registered method name.
+	Method string `yaml:"method"`
+	// Label replaces the method name in cell names (to run one method twice with different fixed
+	// settings).
+	Label string `yaml:"label,omitempty"`
+	// Datasets restricts the method to these datasets (by name; empty: all).
+	Datasets []string `yaml:"datasets,omitempty"`
+	// Settings are the method's fixed settings (decoded strictly by the method).
+	Settings map[string]any `yaml:"settings,omitempty"`
+	// Sweep lists values of settings to sweep (tau_cooc: [1, 5, 10]; granularities: [[2, 4], [2, 4, 8]]).
+	Sweep map[string][]any `yaml:"sweep,omitempty"`
+}
+
+// CorpusConfig is a retrieval corpus: a file or the pooled contexts of a dataset.
+type CorpusConfig struct {
+	// Path is a corpus file (DPR TSV, BEIR JSONL, parquet, ...), resolved against the data
+	// directories when relative and absent.
+	Path string `yaml:"path,omitempty"`
+	// Format overrides the format detected from the extension.
+	Format string `yaml:"format,omitempty"`
+	// Pool names a dataset whose shipped contexts (every question of the file, not just the
+	// selected ones) form the corpus.
+	Pool string `yaml:"pool,omitempty"`
+}
+
+// RetrievalConfig says how each dataset's corpus is searched.
+type RetrievalConfig struct {
+	// Backend is bm25 (a BM25 index built on demand over each dataset's corpus), index (the prebuilt
+	// index Index describes, for every dataset), or elastic (Elastic, for every dataset).
+	Backend string `yaml:"backend,omitempty"`
+	// Index is a prebuilt retriever (backend index): a BM25 or dense index directory, or an
+	// Elasticsearch endpoint (see harness/retrieval/index).
+	Index index.Config `yaml:"index,omitempty"`
+	// K1 and B are the BM25 parameters of built indexes (defaults 0.9 and 0.4).
+	K1 float64 `yaml:"k1,omitempty"`
+	B  float64 `yaml:"b,omitempty"`
+	// Elastic is the cluster of backend elastic (the papers' 21M-passage setting).
+	Elastic elastic.Config `yaml:"elastic,omitempty"`
+	// Units builds unit indexes (sentence windows at several granularities) for the
+	// multi-granularity methods (UMG-RAG, UMGP-RAG).
+	Units UnitsConfig `yaml:"units,omitempty"`
+}
+
+// UnitsConfig configures the unit indexes built on demand: one per expert kind over each listed
+// dataset's corpus, opened as the retrievers "EXPERT@G" and the unit table of Env.
+type UnitsConfig struct {
+	// Experts are the index kinds: bm25 and/or dense (an LSA model fitted on the corpus).
+	Experts []string `yaml:"experts,omitempty"`
+	// Sizes are the granularities in sentences (default 2, 4, 8, 16, 32).
+	Sizes []int `yaml:"sizes,omitempty"`
+	// Datasets are the datasets whose corpus gets unit indexes (empty: every dataset with a corpus).
+	Datasets []string `yaml:"datasets,omitempty"`
+}
+
+// NgramConfig is the corpus-statistics source: ngram.Config, or, with Build set, a local index built
+// on demand over the dataset's corpus.
+type NgramConfig struct {
+	ngram.Config `yaml:",inline"`
+	// Build builds a local n-gram index over each dataset's corpus (cached) instead of Index.
+	Build bool `yaml:"build,omitempty"`
+	// Lowercase lowercases text in built indexes (and queries).
+	Lowercase bool `yaml:"lowercase,omitempty"`
+	// Datasets are the datasets whose corpus gets a built index (empty: every dataset with a corpus).
+	Datasets []string `yaml:"datasets,omitempty"`
+}
+
+// Prices are per-million-token prices, for the dry run's cost estimate.
+type Prices struct {
+	Prompt     float64 `yaml:"prompt_per_mtok,omitempty"`
+	Completion float64 `yaml:"completion_per_mtok,omitempty"`
+	Currency   string  `yaml:"currency,omitempty"`
+}
+
+// Defaults returns the config with every unset field given its default.
+func (c Config) Defaults() Config {
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.Retrieval.Backend == "" {
+		c.Retrieval.Backend = "bm25"
+	}
+	if c.Retrieval.Backend == "bm25" {
+		if c.Retrieval.K1 == 0 {
+			c.Retrieval.K1 = 0.9
+		}
+		if c.Retrieval.B == 0 {
+			c.Retrieval.B = 0.4
+		}
+	}
+	if len(c.Retrieval.Units.Experts) > 0 && len(c.Retrieval.Units.Sizes) == 0 {
+		c.Retrieval.Units.Sizes = []int{2, 4, 8, 16, 32}
+	}
+	if c.Extract.Backend == "" {
+		c.Extract.Backend = "rule"
+	}
+	if c.LLM.Backend == "" {
+		c.LLM.Backend = "offline"
+	}
+	if c.LLM.Model == "" && len(c.Models) > 0 {
+		c.LLM.Model = c.Models[0]
+	}
+	return c
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Validate reports every invalid field; each error starts with the key's path
+// (datasets[1].limit), which Load turns into a line number.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if !nameRE.MatchString(c.Name) {
+		bad("name", "%q: want letters, digits, '.', '_' or '-' (it names the run directory)", c.Name)
+	}
+	if c.Concurrency < 1 {
+		bad("concurrency", "%d: want at least 1", c.Concurrency)
+	}
+	if len(c.Datasets) == 0 {
+		bad("datasets", "no datasets")
+	}
+	seen := map[string]bool{}
+	for i, d := range c.Datasets {
+		p := fmt.Sprintf("datasets[%d]", i)
+		if d.Name == "" {
+			bad(p+".name", "empty")
+		}
+		if seen[d.Name] {
+			bad(p+".name", "%q is listed twice", d.Name)
+		}
+		seen[d.Name] = true
+		if d.Limit < 0 || d.Sample < 0 {
+			bad(p+".limit", "limit and sample must not be negative")
+		}
+		if d.Corpus != "" {
+			if _, ok := c.Corpora[d.Corpus]; !ok {
+				bad(p+".corpus", "%q is not in corpora (have %s)", d.Corpus, strings.Join(sortedKeys(c.Corpora), ", "))
+			}
+		}
+	}
+	for _, k := range sortedKeys(c.Corpora) {
+		cc := c.Corpora[k]
+		if (cc.Path == "") == (cc.Pool == "") {
+			bad("corpora."+k, "give exactly one of path and pool")
+		}
+	}
+	if len(c.Methods) == 0 {
+		bad("methods", "no methods")
+	}
+	for i, m := range c.Methods {
+		p := fmt.Sprintf("methods[%d]", i)
+		if m.Method == "" {
+			bad(p+".method", "empty")
+		}
+		if m.Label != "" && !nameRE.MatchString(m.Label) {
+			bad(p+".label", "%q: want letters, digits, '.', '_' or '-'", m.Label)
+		}
+		for _, k := range sortedKeys(m.Sweep) {
+			if _, dup := m.Settings[k]; dup {
+				bad(p+".sweep."+k, "is also a fixed setting")
+			}
+			if len(m.Sweep[k]) == 0 {
+				bad(p+".sweep."+k, "an empty list sweeps nothing")
+			}
+		}
+		for _, d := range m.Datasets {
+			if !seen[d] {
+				bad(p+".datasets", "%q is not one of the datasets", d)
+			}
+		}
+	}
+	switch c.Retrieval.Backend {
+	case "bm25":
+		if c.Retrieval.K1 < 0 || c.Retrieval.B < 0 || c.Retrieval.B > 1 {
+			bad("retrieval.k1", "want k1 >= 0 and 0 <= b <= 1")
+		}
+	case "elastic":
+		if err := (index.Config{Kind: index.KindElastic, Elastic: c.Retrieval.Elastic}).Defaults().Validate(); err != nil {
+			bad("retrieval.elastic", "%v", err)
+		}
+	case "index":
+		if err := c.Retrieval.Index.Defaults().Validate(); err != nil {
+			bad("retrieval.index", "%v", err)
+		}
+	default:
+		bad("retrieval.backend", "%q: want bm25, index or elastic", c.Retrieval.Backend)
+	}
+	for i, e := range c.Retrieval.Units.Experts {
+		if e != "bm25" && e != "dense" {
+			bad(fmt.Sprintf("retrieval.units.experts[%d]", i), "%q: want bm25 or dense", e)
+		}
+	}
+	for _, d := range c.Retrieval.Units.Datasets {
+		if !seen[d] {
+			bad("retrieval.units.datasets", "%q is not one of the datasets", d)
+		}
+	}
+	for _, d := range c.Ngram.Datasets {
+		if !seen[d] {
+			bad("ngram.datasets", "%q is not one of the datasets", d)
+		}
+	}
+	ec := c.Extract.Defaults()
+	if ec.Backend == "llm" && ec.Templates == "" {
+		ec.Templates = "prompt_templates.json" // filled from the prompts directory when opened
+	}
+	if ec.Backend == "llm" {
+		ec.LLM = ec.LLM.Resolve(nil)
+	}
+	if err := ec.Validate(); err != nil {
+		bad("extract", "%v", err)
+	}
+	if c.Ngram.Build && c.Ngram.Backend != "" && c.Ngram.Backend != ngram.BackendLocal {
+		bad("ngram.build", "builds a local index; backend %q is not local", c.Ngram.Backend)
+	}
+	if c.Ngram.Backend != "" || c.Ngram.Index != "" || c.Ngram.QuCoCache != "" {
+		if err := c.Ngram.Config.Defaults().Validate(); err != nil {
+			bad("ngram", "%v", err)
+		}
+	}
+	llmc := c.LLM.Defaults()
+	if llmc.Backend == "openai" {
+		// Base URL and model may come from the environment; checked when the run opens the client.
+		llmc = llmc.Resolve(nil)
+	}
+	if err := llmc.Validate(); err != nil {
+		bad("llm", "%v", err)
+	}
+	for i, m := range c.Models {
+		if m == "" {
+			bad(fmt.Sprintf("models[%d]", i), "empty")
+		}
+	}
+	if c.Prices.Prompt < 0 || c.Prices.Completion < 0 {
+		bad("prices", "prices must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// FieldError is an invalid config value at a key path such as datasets[1].limit; Line is its line in
+// the config file (0 when unknown).
+type FieldError struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string {
+	loc := e.Path
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Path)
+	} else if e.File != "" {
+		loc = e.File + ": " + e.Path
+	}
+	return loc + ": " + e.Msg
+}
+
+// Load reads a config file strictly, applies the --set overrides (key=value, see Set), then Defaults
+// and Validate. Unknown keys and invalid values are errors naming the key and its line.
+func Load(path string, sets []string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return Parse(path, data, sets)
+}
+
+// Parse is Load from bytes; name is used in error messages.
+func Parse(name string, data []byte, sets []string) (Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return Config{}, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 {
+		return Config{}, fmt.Errorf("%s: empty config", name)
+	}
+	doc := root.Content[0]
+	for _, s := range sets {
+		if err := Set(doc, s); err != nil {
+			return Config{}, fmt.Errorf("--set %s: %w", s, err)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(doc); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if len(sets) > 0 {
+		// Decode the edited tree; line numbers of untouched keys are unchanged only when no --set
+		// was given, so decode errors then name the edited text's lines.
+		dec = yaml.NewDecoder(bytes.NewReader(buf.Bytes()))
+	}
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+	}
+	c = c.Defaults()
+	if err := c.Validate(); err != nil {
+		return Config{}, locate(name, doc, err)
+	}
+	return c, nil
+}
+
+var fieldNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+func cleanYAMLError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	msg = fieldNotFound.ReplaceAllString(msg, "unknown key $1")
+	return strings.ReplaceAll(msg, "\n  ", "; ")
+}
+
+// locate gives each FieldError of err its file and line.
+func locate(file string, doc *yaml.Node, err error) error {
+	var errs []error
+	for _, e := range unjoin(err) {
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			fe.File = file
+			if n := lookup(doc, fe.Path); n != nil {
+				fe.Line = n.Line
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// lookup finds the node at a path such as methods[1].settings.tau; it returns the deepest node found.
+func lookup(n *yaml.Node, path string) *yaml.Node {
+	cur := n
+	for _, part := range splitPath(path) {
+		next := child(cur, part)
+		if next == nil {
+			return cur
+		}
+		cur = next
+	}
+	return cur
+}
+
+func splitPath(path string) []string {
+	path = strings.ReplaceAll(path, "[", ".")
+	path = strings.ReplaceAll(path, "]", "")
+	return strings.Split(path, ".")
+}
+
+// child returns the value under key (mapping), the element at an index, or the element whose
+// method/name is key (sequence).
+func child(n *yaml.Node, key string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(key); err == nil {
+			if i >= 0 && i < len(n.Content) {
+				return n.Content[i]
+			}
+			return nil
+		}
+		for _, e := range n.Content {
+			for _, k := range []string{"method", "label", "name"} {
+				if v := child(e, k); v != nil && v.Kind == yaml.ScalarNode && v.Value == key {
+					return e
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Set applies one override KEY=VALUE to a config's YAML tree. KEY is a dotted path: mapping keys,
+// list indexes, or, in a list of datasets or methods, a dataset name or method name/label
+// ("llm.model=X", "datasets.0.limit=5", "methods.quco.settings.tau_cooc=[1,5,10]"). VALUE is YAML.
+// Missing mapping keys are created.
+func Set(doc *yaml.Node, kv string) error {
+	key, val, ok := strings.Cut(kv, "=")
+	if !ok || key == "" {
+		return errors.New("want KEY=VALUE")
+	}
+	var v yaml.Node
+	if err := yaml.Unmarshal([]byte(val), &v); err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	value := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}
+	if len(v.Content) > 0 {
+		value = v.Content[0]
+	}
+	parts := strings.Split(key, ".")
+	cur := doc
+	for i, part := range parts {
+		last := i == len(parts)-1
+		switch cur.Kind {
+		case yaml.MappingNode:
+			found := -1
+			for j := 0; j+1 < len(cur.Content); j += 2 {
+				if cur.Content[j].Value == part {
+					found = j + 1
+				}
+			}
+			if found < 0 {
+				cur.Content = append(cur.Content,
+					&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part},
+					&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"})
+				found = len(cur.Content) - 1
+			}
+			if last {
+				cur.Content[found] = value
+				return nil
+			}
+			cur = cur.Content[found]
+		case yaml.SequenceNode:
+			next := child(cur, part)
+			if next == nil {
+				return fmt.Errorf("%s: no element %q", strings.Join(parts[:i], "."), part)
+			}
+			if last {
+				*next = *value
+				return nil
+			}
+			cur = next
+		default:
+			return fmt.Errorf("%s is not a mapping or list", strings.Join(parts[:i], "."))
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+// TestConfigsPlan: every config under configs/ loads strictly and plans (a dry run) without error.
+func TestConfigsPlan(t *testing.T) {
+	needData(t)
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "configs", "*.yaml"))
+	if len(files) < 9 {
+		t.Fatalf("configs/: %d files, want the quickstart, the paper configs and ci-regression", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c, err := Load(f, []string{"index_cache=" + indexCache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := DryRun(context.Background(), c, Options{}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "question × cell pairs") {
+				t.Errorf("dry run printed no plan:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestConfigErrors: unknown keys and invalid values are errors naming the key and its line.
+func TestConfigErrors(t *testing.T) {
+	base := "name: x\ndatasets:\n  - {name: nq_open}\nmethods:\n  - {method: wo-rag}\nllm: {backend: offline}\n"
+	cases := []struct {
+		name, yaml string
+		sets       []string
+		want       string
+		why        string
+	}{
+		{"unknown top-level key", base + "concurency: 3\n", nil, "line 7: unknown key concurency", "a misspelt key must not be ignored"},
+		{"unknown nested key", strings.Replace(base, "{name: nq_open}", "{name: nq_open, limt: 3}", 1), nil, "line 3: unknown key limt", "keys of list entries are checked too"},
+		{"bad type", base + "concurrency: many\n", nil, "line 7", "a type error names its line"},
+		{"invalid value", base + "concurrency: -2\n", nil, "test.yaml:7: concurrency: -2", "Validate's errors get the key's line"},
+		{"undefined corpus", strings.Replace(base, "{name: nq_open}", "{name: nq_open, corpus: nope}", 1), nil, "test.yaml:3: datasets[0].corpus", "a corpus must be defined"},
+		{"bad run name", strings.Replace(base, "name: x", "name: a/b", 1), nil, "test.yaml:1: name", "the name is a directory name"},
+		{"sweep and setting", strings.Replace(base, "{method: wo-rag}", "{method: wo-rag, settings: {shots: 1}, sweep: {shots: [1, 2]}}", 1), nil, "methods[0].sweep.shots: is also a fixed setting", "a key is fixed or swept, not both"},
+		{"bad --set", base, []string{"llm"}, "want KEY=VALUE", "--set needs a value"},
+		{"--set unknown key", base, []string{"llm.modle=x"}, "unknown key modle", "--set keys are checked like the file's"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("test.yaml", []byte(tc.yaml), tc.sets)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, want an error containing %q (%s)", err, tc.want, tc.why)
+			}
+		})
+	}
+}
+
+// TestSet: --set overrides scalars, list elements by index or name, and creates keys.
+func TestSet(t *testing.T) {
+	y := "name: x\ndatasets:\n  - {name: nq_open, limit: 5}\n  - {name: hotpotqa}\nmethods:\n  - {method: quco}\nllm: {backend: offline}\n"
+	c, err := Parse("t.yaml", []byte(y), []string{"datasets.hotpotqa.limit=7", "datasets.0.limit=3", "methods.quco.sweep.tau_cooc=[1, 5]", "llm.max_tokens=64", "concurrency=4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Datasets[0].Limit != 3 || c.Datasets[1].Limit != 7 || c.LLM.MaxTokens != 64 || c.Concurrency != 4 || len(c.Methods[0].Sweep["tau_cooc"]) != 2 {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+}
+
+// TestParseShard: the shard comes from the flag, Slurm or a Kubernetes indexed Job.
+func TestParseShard(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	cases := []struct {
+		name  string
+		spec  string
+		count int
+		env   func(string) string
+		k, n  int
+		err   bool
+	}{
+		{"none", "", 0, env(), 0, 1, false},
+		{"flag", "2/4", 0, env("SLURM_ARRAY_TASK_ID", "9"), 2, 4, false},
+		{"flag out of range", "4/4", 0, env(), 0, 0, true},
+		{"slurm", "", 0, env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "5"), 3, 5, false},
+		{"slurm with min", "", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "1"), 3, 4, false},
+		{"k8s", "", 3, env("JOB_COMPLETION_INDEX", "1"), 1, 3, false},
+		{"k8s env count", "", 0, env("JOB_COMPLETION_INDEX", "2", "RAGBENCH_SHARDS", "3"), 2, 3, false},
+		{"k8s without count", "", 0, env("JOB_COMPLETION_INDEX", "1"), 0, 0, true},
+	}
+	for _, tc := range cases {
+		k, n, err := ParseShard(tc.spec, tc.count, tc.env)
+		if (err != nil) != tc.err || (!tc.err && (k != tc.k || n != tc.n)) {
+			t.Errorf("%s: %d/%d %v, want %d/%d err=%v", tc.name, k, n, err, tc.k, tc.n, tc.err)
+		}
+	}
+	_ = os.Getenv
+}
+
+// TestQuickstartStable: the quickstart config with the real methods (15 questions per dataset) gives
+// byte-identical records and summary in two runs, with no failed question.
+func TestQuickstartStable(t *testing.T) {
+	needData(t)
+	if testing.Short() {
+		t.Skip("builds the quickstart's indexes")
+	}
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(filepath.Join(root, "configs", "quickstart.yaml"), []string{"index_cache=" + indexCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Datasets {
+		c.Datasets[i].Limit = 15
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		res, err := Execute(context.Background(), c, Options{Out: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Errors != 0 || res.Done != 150 {
+			t.Fatalf("answered %d with %d errors, want 150 without error", res.Done, res.Errors)
+		}
+	}
+	sameFiles(t, runFiles(t, a, false), runFiles(t, b, false), "second quickstart run")
+}

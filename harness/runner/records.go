@@ -1,0 +1,295 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ragbench/ragbench/internal/lockfile"
+)
+
+var errLocked = errors.New("locked by another process")
+
+// dirLock is a run directory's lock (internal/lockfile on DIR/run.lock): a second process writing the
+// same run is refused with the holder's description.
+type dirLock struct{ l *lockfile.Lock }
+
+// lockDir takes the lock of dir (created) or returns an error naming the holder.
+func lockDir(dir string) (*dirLock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	l, err := lockfile.Acquire(filepath.Join(dir, "run"))
+	if err != nil {
+		var he *lockfile.HeldError
+		if errors.As(err, &he) {
+			return nil, fmt.Errorf("run directory %s is in use by %s; wait for it to finish or stop it", dir, strings.TrimSpace(he.Holder))
+		}
+		return nil, err
+	}
+	return &dirLock{l: l}, nil
+}
+
+// unlock releases the lock.
+func (l *dirLock) unlock() error {
+	if l == nil || l.l == nil {
+		return nil
+	}
+	err := l.l.Release()
+	l.l = nil
+	return err
+}
+
+// appender appends lines to a JSONL file opened with O_APPEND under an exclusive lock. Each line is
+// one write call, so a killed process leaves whole lines and at most one torn last line.
+type appender struct {
+	path string
+	f    *os.File
+}
+
+func openAppend(path string) (*appender, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("%s is being written by another process", path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &appender{path: path, f: f}, nil
+}
+
+// write appends line (which ends in a newline).
+func (a *appender) write(line []byte) error {
+	if _, err := a.f.Write(line); err != nil {
+		return fmt.Errorf("write %s: %w", a.path, err)
+	}
+	return nil
+}
+
+func (a *appender) close() error {
+	if a == nil || a.f == nil {
+		return nil
+	}
+	err := a.f.Close()
+	a.f = nil
+	return err
+}
+
+// lineHead is the part of a record or timing line that resuming and ordering read.
+type lineHead struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
+
+// repairTail truncates a torn last line (one without its newline, left by a killed writer). It
+// returns the number of bytes dropped.
+func repairTail(path string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	// Search backwards for the last newline.
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	end := size
+	for end > 0 {
+		start := max(end-chunk, 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep := start + int64(i) + 1
+			if keep == size {
+				return 0, nil
+			}
+			return size - keep, f.Truncate(keep)
+		}
+		end = start
+	}
+	return size, f.Truncate(0)
+}
+
+// eachLine calls fn with every line of path (without its newline) and its offset.
+func eachLine(path string, fn func(off int64, line []byte) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 256<<10)
+	var off int64
+	var long []byte
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		if len(line) > 0 {
+			n := int64(len(line))
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if len(body) > 0 {
+				if ferr := fn(off, body); ferr != nil {
+					return ferr
+				}
+			}
+			off += n
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// scanDone repairs a records file's tail and returns the ids recorded without error.
+func scanDone(path string) (map[string]bool, error) {
+	if _, err := repairTail(path); err != nil {
+		return nil, fmt.Errorf("repair %s: %w", path, err)
+	}
+	done := map[string]bool{}
+	lineNo := 0
+	err := eachLine(path, func(_ int64, line []byte) error {
+		lineNo++
+		var h lineHead
+		if err := json.Unmarshal(line, &h); err != nil {
+			return fmt.Errorf("%s:%d: not a record: %w", path, lineNo, err)
+		}
+		done[h.ID] = h.Error == ""
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for id, ok := range done {
+		if !ok {
+			delete(done, id)
+		}
+	}
+	return done, nil
+}
+
+// sortFile rewrites a JSONL file with one line per id, the last one written, in the order pos gives
+// (id → position); ids pos lacks follow in file order. It writes a temporary file beside it and
+// renames it into place, so an interruption leaves the old file. Memory: one offset per line.
+func sortFile(path string, pos map[string]int) (lines int, err error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if _, err := repairTail(path); err != nil {
+		return 0, err
+	}
+	type ent struct {
+		pos, seq int
+		off      int64
+		n        int
+	}
+	last := map[string]int{}
+	var ents []ent
+	seq := 0
+	err = eachLine(path, func(off int64, line []byte) error {
+		var h lineHead
+		if err := json.Unmarshal(line, &h); err != nil {
+			return fmt.Errorf("%s: line at byte %d: %w", path, off, err)
+		}
+		p, ok := pos[h.ID]
+		if !ok {
+			p = len(pos) + seq
+		}
+		e := ent{pos: p, seq: seq, off: off, n: len(line)}
+		seq++
+		if i, dup := last[h.ID]; dup {
+			ents[i] = e
+			return nil
+		}
+		last[h.ID] = len(ents)
+		ents = append(ents, e)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	sort.Slice(ents, func(i, j int) bool {
+		if ents[i].pos != ents[j].pos {
+			return ents[i].pos < ents[j].pos
+		}
+		return ents[i].seq < ents[j].seq
+	})
+	in, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".sort-*")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	var buf []byte
+	for _, e := range ents {
+		if cap(buf) < e.n+1 {
+			buf = make([]byte, e.n+1)
+		}
+		b := buf[:e.n]
+		if _, err := in.ReadAt(b, e.off); err != nil {
+			return 0, fmt.Errorf("read %s: %w", path, err)
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return 0, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return 0, err
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, err
+	}
+	return len(ents), nil
+}

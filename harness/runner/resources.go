@@ -1,0 +1,630 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/extract"
+	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/llm/offline"
+	"github.com/ragbench/ragbench/harness/ngram"
+	"github.com/ragbench/ragbench/harness/retrieval"
+	"github.com/ragbench/ragbench/harness/retrieval/bm25"
+	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
+	"github.com/ragbench/ragbench/methods"
+	"github.com/ragbench/ragbench/methods/prompts"
+)
+
+// indexFormat versions the layout of the on-demand index cache; it is part of every index key.
+const indexFormat = "ragbench-runner-index/1"
+
+// IndexNeed is an index a plan needs: what it is built from, its cache key and directory.
+type IndexNeed struct {
+	// Kind is bm25 or ngram.
+	Kind string `json:"kind" yaml:"kind"`
+	// Corpus is the corpus name in the config.
+	Corpus string `json:"corpus" yaml:"corpus"`
+	// Key is the SHA-256 of the inputs' contents and the build options.
+	Key string `json:"key" yaml:"key"`
+	// Dir is the cache directory of the built index.
+	Dir string `json:"dir" yaml:"dir"`
+	// Built is true when Dir already holds the index.
+	Built bool `json:"-" yaml:"-"`
+
+	src  corpusSource
+	opts map[string]any
+}
+
+// corpusSource is a resolved corpus: files whose contents identify it, and how to read it.
+type corpusSource struct {
+	name   string
+	files  []string
+	format corpus.Format
+	pool   string // dataset name whose context pool is the corpus
+}
+
+// Resources resolves and opens the components of a plan.
+type Resources struct {
+	cfg      Config
+	cacheDir string
+	// Progress receives "building ... took ..." lines.
+	Progress io.Writer
+
+	hashes map[string]string // file → sha256
+}
+
+// NewResources resolves the index cache directory of c.
+func NewResources(c Config, progress io.Writer) (*Resources, error) {
+	dir := c.IndexCache
+	if dir == "" {
+		base, err := datasets.CacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("index cache: %w (set index_cache in the config)", err)
+		}
+		dir = filepath.Join(base, "indexes")
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	return &Resources{cfg: c, cacheDir: dir, Progress: progress, hashes: map[string]string{}}, nil
+}
+
+// FileHash returns the hex SHA-256 of a file's contents. Hashes of files of 64 MiB and more are
+// remembered in the index cache (hashes/) against the file's path, size and modification time, so a
+// large corpus is read once, not at every run.
+func (r *Resources) FileHash(path string) (string, error) {
+	if h, ok := r.hashes[path]; ok {
+		return h, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	var memo string
+	if st.Size() >= 64<<20 {
+		abs, _ := filepath.Abs(path)
+		k := sha256.Sum256([]byte(abs))
+		memo = filepath.Join(r.cacheDir, "hashes", hex.EncodeToString(k[:16])+".json")
+		var m fileHashMemo
+		if b, err := os.ReadFile(memo); err == nil && json.Unmarshal(b, &m) == nil &&
+			m.Path == abs && m.Size == st.Size() && m.ModTime == st.ModTime().UnixNano() && len(m.SHA256) == 64 {
+			r.hashes[path] = m.SHA256
+			return m.SHA256, nil
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	s := hex.EncodeToString(h.Sum(nil))
+	r.hashes[path] = s
+	if memo != "" {
+		abs, _ := filepath.Abs(path)
+		b, _ := json.Marshal(fileHashMemo{Path: abs, Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: s})
+		if os.MkdirAll(filepath.Dir(memo), 0o755) == nil {
+			writeFileAtomic(memo, b) // best effort: without it the file is hashed again next time
+		}
+	}
+	return s, nil
+}
+
+// fileHashMemo is a remembered file hash.
+type fileHashMemo struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`
+	SHA256  string `json:"sha256"`
+}
+
+// resolveCorpus finds a corpus's files.
+func (r *Resources) resolveCorpus(name string) (corpusSource, error) {
+	cc, ok := r.cfg.Corpora[name]
+	if !ok {
+		return corpusSource{}, fmt.Errorf("corpus %q is not in corpora", name)
+	}
+	if cc.Pool != "" {
+		ds, err := datasets.Load(context.Background(), cc.Pool, datasets.LoadOptions{Limit: 1})
+		if err != nil {
+			return corpusSource{}, fmt.Errorf("corpora.%s.pool: %w", name, err)
+		}
+		return corpusSource{name: name, files: ds.Files, pool: cc.Pool}, nil
+	}
+	p, err := findData(cc.Path)
+	if err != nil {
+		return corpusSource{}, fmt.Errorf("corpora.%s.path: %w", name, err)
+	}
+	return corpusSource{name: name, files: []string{p}, format: corpus.Format(cc.Format)}, nil
+}
+
+// findData resolves a relative path against the working directory, then the data directories.
+func findData(p string) (string, error) {
+	if _, err := os.Stat(p); err == nil || filepath.IsAbs(p) {
+		return p, err
+	}
+	for _, d := range datasets.DataDirs() {
+		q := filepath.Join(d, p)
+		if _, err := os.Stat(q); err == nil {
+			return q, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found here or in the data directories (%v)", p, datasets.DataDirs())
+}
+
+// Needs lists the indexes the plan's datasets need, with their cache keys, in dataset order (each
+// once).
+func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
+	var out []*IndexNeed
+	seen := map[string]bool{}
+	add := func(kind string, src corpusSource, opts map[string]any) error {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\n%s\n", indexFormat, kind)
+		for _, f := range src.files {
+			fh, err := r.FileHash(f)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "file %s\n", fh)
+		}
+		fmt.Fprintf(h, "pool %v format %s\n", src.pool != "", src.format)
+		ob, _ := json.Marshal(opts)
+		h.Write(ob)
+		key := hex.EncodeToString(h.Sum(nil))
+		if seen[key] {
+			return nil
+		}
+		seen[key] = true
+		dir := filepath.Join(r.cacheDir, kind+"-"+key[:20])
+		_, err := os.Stat(dir)
+		out = append(out, &IndexNeed{Kind: kind, Corpus: src.name, Key: key, Dir: dir, Built: err == nil, src: src, opts: opts})
+		return nil
+	}
+	for _, d := range p.Datasets {
+		if d.Config.Corpus == "" {
+			continue
+		}
+		src, err := r.resolveCorpus(d.Config.Corpus)
+		if err != nil {
+			return nil, err
+		}
+		if r.cfg.Retrieval.Backend == "bm25" {
+			if err := add("bm25", src, map[string]any{"k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+				return nil, err
+			}
+		}
+		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
+			for _, e := range u.Experts {
+				if err := add("units-"+e, src, map[string]any{"sizes": u.Sizes, "k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if ng := r.cfg.Ngram; ng.Build && (len(ng.Datasets) == 0 || contains(ng.Datasets, d.Config.Name) || contains(ng.Datasets, d.Name)) {
+			if err := add("ngram", src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// Ensure builds the index of n unless its cache directory holds it. A build goes to a temporary
+// directory renamed into place when complete, under a lock that makes concurrent runs (shards on one
+// machine) build it once.
+func (r *Resources) Ensure(ctx context.Context, n *IndexNeed) error {
+	if err := os.MkdirAll(r.cacheDir, 0o755); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(n.Dir+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := flockWait(lf); err != nil {
+		return err
+	}
+	if _, err := os.Stat(n.Dir); err == nil {
+		n.Built = true
+		return nil
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", n.Dir, os.Getpid())
+	os.RemoveAll(tmp)
+	fmt.Fprintf(r.Progress, "building %s index over corpus %s into %s\n", n.Kind, n.Corpus, n.Dir)
+	start := time.Now()
+	if err := r.build(ctx, n, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("build %s index over %s: %w", n.Kind, n.Corpus, err)
+	}
+	if err := os.Rename(tmp, n.Dir); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	n.Built = true
+	fmt.Fprintf(r.Progress, "built %s index over corpus %s in %s\n", n.Kind, n.Corpus, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func (r *Resources) openCorpus(ctx context.Context, src corpusSource) (corpus.Reader, error) {
+	if src.pool == "" {
+		return corpus.Open(src.files[0], src.format)
+	}
+	ds, err := datasets.Load(ctx, src.pool, datasets.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pool, _ := corpus.Pool(ds.Examples)
+	docs := make([]corpus.Document, len(pool))
+	for i, d := range pool {
+		docs[i] = d.Document
+	}
+	return corpus.NewSliceReader(docs), nil
+}
+
+func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
+	rd, err := r.openCorpus(ctx, n.src)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	switch n.Kind {
+	case "bm25":
+		_, err = bm25.Build(ctx, rd, out, bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B})
+	case "ngram":
+		_, err = ngram.BuildFrom(ctx, rd, out, ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true})
+	case "units-bm25", "units-dense":
+		docs, derr := r.poolDocs(ctx, n.src, rd)
+		if derr != nil {
+			return derr
+		}
+		err = unitindex.Build(ctx, docs, out, unitindex.BuildOptions{
+			Kind:  strings.TrimPrefix(n.Kind, "units-"),
+			Units: corpus.UnitOptions{Sizes: r.cfg.Retrieval.Units.Sizes},
+			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
+		})
+	default:
+		err = fmt.Errorf("unknown index kind %s", n.Kind)
+	}
+	return err
+}
+
+// poolDocs reads a corpus into memory as pool documents (with the dataset's sentences for a pool).
+func (r *Resources) poolDocs(ctx context.Context, src corpusSource, rd corpus.Reader) ([]corpus.PoolDoc, error) {
+	if src.pool != "" {
+		ds, err := datasets.Load(ctx, src.pool, datasets.LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		docs, _ := corpus.Pool(ds.Examples)
+		return docs, nil
+	}
+	var docs []corpus.PoolDoc
+	for {
+		d, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, corpus.PoolDoc{Document: d})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Components are a run's opened components: the generator and, per dataset, the Env its methods
+// get. Close releases them.
+type Components struct {
+	// Clients are the generators by model ("" for llm.model when the config sweeps no models).
+	Clients map[string]*llm.Client
+	// Envs maps a dataset's name to its Env (with the default generator; see Env).
+	Envs    map[string]methods.Env
+	closers []io.Closer
+	llmCfg  llm.Config
+}
+
+// Env returns the Env of dataset for a cell's model.
+func (c *Components) Env(dataset, model string) methods.Env {
+	env := c.Envs[dataset]
+	if cl, ok := c.Clients[model]; ok && model != "" {
+		env.Generator = cl
+		mc := c.llmCfg
+		mc.Model = model
+		env.GeneratorName = GeneratorName(mc)
+	}
+	return env
+}
+
+// Calls returns the generator requests made so far by every client (cache hits included).
+func (c *Components) Calls() int64 {
+	var n int64
+	for _, cl := range c.Clients {
+		n += cl.Ledger().Totals().Calls
+	}
+	return n
+}
+
+// Close closes every opened component.
+func (c *Components) Close() error {
+	var errs []error
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i].Close())
+	}
+	c.closers = nil
+	return errors.Join(errs...)
+}
+
+// Open builds every index the plan needs (say so on Progress), then opens the generator, the
+// prompts, the extractor and each dataset's retriever and counter. needs is from Needs.
+func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Components, error) {
+	for _, n := range needs {
+		if err := r.Ensure(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	comp := &Components{Envs: map[string]methods.Env{}, Clients: map[string]*llm.Client{}, llmCfg: r.cfg.LLM}
+	ok := false
+	defer func() {
+		if !ok {
+			comp.Close()
+		}
+	}()
+	client, err := llm.New(r.cfg.LLM)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	comp.Clients[""] = client
+	comp.closers = append(comp.closers, client)
+	for _, m := range r.cfg.Models {
+		mc := r.cfg.LLM
+		mc.Model = m
+		cl, err := llm.New(mc)
+		if err != nil {
+			return nil, fmt.Errorf("llm model %s: %w", m, err)
+		}
+		comp.Clients[m] = cl
+		comp.closers = append(comp.closers, cl)
+	}
+	base := methods.Env{Generator: client, GeneratorName: GeneratorName(r.cfg.LLM)}
+	if dir := PromptsDir(r.cfg.Prompts); dir != "" {
+		set, err := prompts.Load(dir)
+		if err != nil {
+			return nil, fmt.Errorf("prompts: %w", err)
+		}
+		base.Prompts = set
+	} else if r.cfg.Prompts != "" {
+		return nil, fmt.Errorf("prompts: %s not found", r.cfg.Prompts)
+	}
+	ec := r.cfg.Extract
+	if ec.Defaults().Backend == "llm" && ec.Templates == "" {
+		dir := PromptsDir(r.cfg.Prompts)
+		if dir == "" {
+			return nil, errors.New("extract: backend llm needs extract.templates or the prompts directory (prompt_templates.json)")
+		}
+		ec.Templates = filepath.Join(dir, "prompt_templates.json")
+	}
+	xc, err := extract.Open(ec)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	comp.closers = append(comp.closers, xc)
+	base.Extractor = xc.Extractor
+	// A counter from the config's own source (API, cache, prebuilt index) serves every dataset.
+	var shared ngram.Counter
+	if !r.cfg.Ngram.Build && (r.cfg.Ngram.Backend != "" || r.cfg.Ngram.Index != "" || r.cfg.Ngram.QuCoCache != "") {
+		src, err := ngram.Open(ctx, r.cfg.Ngram.Config)
+		if err != nil {
+			return nil, fmt.Errorf("ngram: %w", err)
+		}
+		comp.closers = append(comp.closers, src)
+		shared = src
+	}
+	var sharedRet retrieval.Retriever
+	switch {
+	case r.cfg.Retrieval.Backend == "elastic" || r.cfg.Retrieval.Backend == "index":
+		ic := r.cfg.Retrieval.Index
+		if r.cfg.Retrieval.Backend == "elastic" {
+			ic = index.Config{Kind: index.KindElastic, Elastic: r.cfg.Retrieval.Elastic}
+		}
+		ix, err := index.Open(ctx, ic)
+		if err != nil {
+			return nil, fmt.Errorf("retrieval.%s: %w", r.cfg.Retrieval.Backend, err)
+		}
+		comp.closers = append(comp.closers, ix)
+		sharedRet = ix
+	}
+	byCorpus := map[string]*IndexNeed{}
+	for _, n := range needs {
+		byCorpus[n.Kind+"/"+n.Corpus] = n
+	}
+	opened := map[string]io.Closer{}
+	for _, d := range p.Datasets {
+		env := base
+		env.Retriever = sharedRet
+		env.Counter = shared
+		if c := d.Config.Corpus; c != "" {
+			if n := byCorpus["bm25/"+c]; n != nil {
+				ix, _ := opened[n.Dir].(*bm25.Index)
+				if ix == nil {
+					ix, err = bm25.OpenWith(n.Dir, bm25.OpenOptions{})
+					if err != nil {
+						return nil, err
+					}
+					opened[n.Dir] = ix
+					comp.closers = append(comp.closers, ix)
+				}
+				env.Retriever = ix
+			}
+			for _, e := range r.cfg.Retrieval.Units.Experts {
+				n := byCorpus["units-"+e+"/"+c]
+				if n == nil {
+					continue
+				}
+				ix, _ := opened[n.Dir].(*unitindex.Index)
+				if ix == nil {
+					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.Sizes, Expert: e})
+					if err != nil {
+						return nil, err
+					}
+					opened[n.Dir] = ix
+					comp.closers = append(comp.closers, ix)
+				}
+				if env.Retrievers == nil {
+					env.Retrievers = map[string]retrieval.Retriever{}
+				}
+				for k, v := range ix.Retrievers() {
+					env.Retrievers[k] = v
+				}
+				if env.Units == nil {
+					env.Units = ix.Table
+				}
+			}
+			if n := byCorpus["ngram/"+c]; n != nil {
+				src, _ := opened[n.Dir].(*ngram.Source)
+				if src == nil {
+					cfg := r.cfg.Ngram.Config
+					cfg.Backend, cfg.Index = ngram.BackendLocal, n.Dir
+					src, err = ngram.Open(ctx, cfg)
+					if err != nil {
+						return nil, err
+					}
+					opened[n.Dir] = src
+					comp.closers = append(comp.closers, src)
+				}
+				env.Counter = src
+			}
+		}
+		comp.Envs[d.Name] = env
+	}
+	ok = true
+	return comp, nil
+}
+
+// GeneratorName is the label of the generator records carry: the offline reader's name, or the model
+// and server.
+func GeneratorName(c llm.Config) string {
+	c = c.Defaults()
+	if c.Backend == offline.Backend {
+		return offline.Name
+	}
+	c = c.Resolve(nil)
+	return c.Model + " at " + llm.RedactURL(c.BaseURL)
+}
+
+// PromptsDir resolves the prompts directory: dir when set and present; else $RAGBENCH_REFERENCE
+// (or its quco-rag subdirectory); else shared/reference/quco-rag in an ancestor of the working
+// directory. It returns "" when none is found.
+func PromptsDir(dir string) string {
+	exists := func(p string) bool {
+		_, err := os.Stat(filepath.Join(p, "prompt_templates.json"))
+		return err == nil
+	}
+	if dir != "" {
+		if exists(dir) {
+			return dir
+		}
+		return ""
+	}
+	if env := os.Getenv("RAGBENCH_REFERENCE"); env != "" {
+		for _, p := range []string{env, filepath.Join(env, "quco-rag")} {
+			if exists(p) {
+				return p
+			}
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "shared", "reference", "quco-rag")
+		if exists(p) {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// Provenance is what the resolved config records besides the config: tool version, git commit, config
+// hash and the checksums of the datasets and indexes used.
+type Provenance struct {
+	Version    string `yaml:"version" json:"version"`
+	GitCommit  string `yaml:"git_commit" json:"git_commit"`
+	ConfigHash string `yaml:"config_hash" json:"config_hash"`
+	// Shard is "K/N" for a shard's run directory.
+	Shard    string            `yaml:"shard,omitempty" json:"shard,omitempty"`
+	Datasets map[string]string `yaml:"datasets" json:"datasets"`
+	Indexes  []IndexNeed       `yaml:"indexes,omitempty" json:"indexes,omitempty"`
+}
+
+// prebuilt identifies the prebuilt indexes a config names (retrieval.dir, ngram.index) by the SHA-256
+// of their metadata file, which holds the size and checksum of every index file.
+func (r *Resources) prebuilt() ([]IndexNeed, error) {
+	var out []IndexNeed
+	add := func(kind, dir, meta string) error {
+		h, err := r.FileHash(filepath.Join(dir, meta))
+		if err != nil {
+			return fmt.Errorf("%s index %s: %w", kind, dir, err)
+		}
+		out = append(out, IndexNeed{Kind: kind, Corpus: "(prebuilt)", Key: h, Dir: dir})
+		return nil
+	}
+	if r.cfg.Retrieval.Backend == "index" && r.cfg.Retrieval.Index.Dir != "" {
+		if err := add("prebuilt", r.cfg.Retrieval.Index.Dir, "meta.json"); err != nil {
+			return nil, err
+		}
+	}
+	if !r.cfg.Ngram.Build && r.cfg.Ngram.Index != "" {
+		meta := "manifest.json"
+		if _, err := os.Stat(filepath.Join(r.cfg.Ngram.Index, meta)); err != nil {
+			return out, nil // an Infini-gram index without a manifest: named by its path only
+		}
+		if err := add("ngram", r.cfg.Ngram.Index, meta); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// datasetChecksums returns "dataset/file" → sha256 for the plan's dataset files.
+func (r *Resources) datasetChecksums(p *Plan) (map[string]string, error) {
+	out := map[string]string{}
+	for _, d := range p.Datasets {
+		files := append([]string(nil), d.Files...)
+		sort.Strings(files)
+		for _, f := range files {
+			h, err := r.FileHash(f)
+			if err != nil {
+				return nil, err
+			}
+			out[d.Name+"/"+filepath.Base(f)] = h
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,554 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicfile"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/methods"
+	"github.com/ragbench/ragbench/metrics"
+)
+
+// Options configure Execute.
+type Options struct {
+	// Out is the run directory (default: the config's out, else runs/NAME, with .shard-K-of-N
+	// appended for a shard).
+	Out string
+	// Shard and Shards select shard Shard (0-based) of Shards (Shards <= 1: the whole run).
+	Shard, Shards int
+	// Progress receives progress lines and build notices (nil: none).
+	Progress io.Writer
+	// TTY redraws one line per cell every second; otherwise a summary is printed every
+	// ProgressEvery (default 30s).
+	TTY           bool
+	ProgressEvery time.Duration
+	// Pilot, for DryRun, answers the first Pilot questions of every dataset with every cell to
+	// estimate calls and tokens of methods that give no bounds.
+	Pilot int
+	// Version and GitCommit are recorded in the resolved config.
+	Version, GitCommit string
+}
+
+// Result is what a run did.
+type Result struct {
+	// Dir is the run directory.
+	Dir string
+	// Rows are the summary table, per dataset and cell.
+	Rows []Row
+	// Done counts the question-cell pairs answered by this invocation; Skipped those already
+	// recorded; Errors the failed ones (recorded with their error, retried by the next run).
+	Done, Skipped, Errors int
+}
+
+// RunDir returns the run directory for options o.
+func RunDir(c Config, o Options) string {
+	if o.Out != "" {
+		return o.Out
+	}
+	dir := c.Out
+	if dir == "" {
+		dir = filepath.Join("runs", c.Name)
+	}
+	if o.Shards > 1 {
+		dir += fmt.Sprintf(".shard-%d-of-%d", o.Shard, o.Shards)
+	}
+	return dir
+}
+
+// ResolvedConfig returns the config as written into a run directory (without its output directory
+// and provenance) and its SHA-256.
+func ResolvedConfig(c Config) ([]byte, string, error) {
+	c.Out = ""
+	c.Provenance = nil
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return nil, "", err
+	}
+	h := sha256.Sum256(b)
+	return b, hex.EncodeToString(h[:]), nil
+}
+
+// Execute runs a config: it plans, builds the indexes the plan needs, opens the components, answers
+// every question not yet recorded in the run directory, orders the record files, and writes the
+// summary.
+func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	plan, err := NewPlan(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if o.Shards > 1 {
+		if o.Shard < 0 || o.Shard >= o.Shards {
+			return nil, fmt.Errorf("shard %d/%d: want 0 <= shard < %d", o.Shard, o.Shards, o.Shards)
+		}
+		plan = plan.Shard(o.Shard, o.Shards)
+	}
+	res, err := NewResources(c, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	needs, err := res.Needs(plan)
+	if err != nil {
+		return nil, err
+	}
+	dir := RunDir(c, o)
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	if err := writeResolved(dir, c, plan, res, needs, o); err != nil {
+		return nil, err
+	}
+	comp, err := res.Open(ctx, plan, needs)
+	if err != nil {
+		return nil, err
+	}
+	defer comp.Close()
+	if err := checkEnvs(plan, comp); err != nil {
+		return nil, err
+	}
+	r := &runner{plan: plan, comp: comp, dir: dir, o: o}
+	result, err := r.run(ctx)
+	if err != nil {
+		return result, err
+	}
+	rows, err := Summarize(dir, plan)
+	if err != nil {
+		return result, err
+	}
+	result.Rows = rows
+	if err := WriteSummary(dir, rows); err != nil {
+		return result, err
+	}
+	return result, nil
+}
+
+// checkEnvs asks every cell's method whether its environment on each dataset can work (a prompt key
+// the templates lack, a missing component), so that a misconfigured run fails before its first
+// question instead of recording one error per question.
+func checkEnvs(p *Plan, comp *Components) error {
+	var errs []error
+	for _, d := range p.Datasets {
+		for _, c := range p.cellsFor(d) {
+			if err := methods.CheckEnv(c.Impl, comp.Env(d.Name, c.Model)); err != nil {
+				errs = append(errs, fmt.Errorf("cell %s on %s: %w", c.Name, d.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeResolved writes config.yaml (the resolved config and its provenance), or, when the directory
+// already holds one, checks that it is the same run and refuses a resume with other settings.
+func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*IndexNeed, o Options) error {
+	_, hash, err := ResolvedConfig(c)
+	if err != nil {
+		return err
+	}
+	sums, err := res.datasetChecksums(p)
+	if err != nil {
+		return err
+	}
+	prov := &Provenance{Version: o.Version, GitCommit: o.GitCommit, ConfigHash: hash, Datasets: sums}
+	if o.Shards > 1 {
+		prov.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
+	for _, n := range needs {
+		prov.Indexes = append(prov.Indexes, *n)
+	}
+	pre, err := res.prebuilt()
+	if err != nil {
+		return err
+	}
+	prov.Indexes = append(prov.Indexes, pre...)
+	path := filepath.Join(dir, "config.yaml")
+	if old, err := os.ReadFile(path); err == nil {
+		var oc Config
+		if err := yaml.Unmarshal(old, &oc); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if oc.Provenance == nil {
+			return fmt.Errorf("%s has no provenance: not a ragbench run directory", path)
+		}
+		if oc.Provenance.ConfigHash != hash || oc.Provenance.Shard != prov.Shard {
+			return fmt.Errorf("%s holds a run with other settings (%s); use another --out or remove it", dir, configDiff(oc, c, oc.Provenance.Shard, prov.Shard))
+		}
+		for k, v := range sums {
+			if ov, ok := oc.Provenance.Datasets[k]; ok && ov != v {
+				return fmt.Errorf("%s: dataset file %s changed since the run started (sha256 %s, now %s)", dir, k, ov[:12], v[:12])
+			}
+		}
+	}
+	c.Out = ""
+	c.Provenance = prov
+	var buf bytes.Buffer
+	buf.WriteString("# The resolved config of this run (ragbench run runs it again); provenance is not part of the config hash.\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
+
+// configDiff names the keys whose values differ between two configs.
+func configDiff(a, b Config, shardA, shardB string) string {
+	fa, fb := flatten(a), flatten(b)
+	var diffs []string
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		if fa[k] != fb[k] {
+			diffs = append(diffs, fmt.Sprintf("%s: %s → %s", k, orNone(fa[k]), orNone(fb[k])))
+		}
+	}
+	if shardA != shardB {
+		diffs = append(diffs, fmt.Sprintf("shard: %s → %s", orNone(shardA), orNone(shardB)))
+	}
+	if len(diffs) == 0 {
+		return "config hash differs"
+	}
+	if len(diffs) > 8 {
+		diffs = append(diffs[:8], fmt.Sprintf("and %d more", len(diffs)-8))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func flatten(c Config) map[string]string {
+	c.Out, c.Provenance = "", nil
+	b, _ := yaml.Marshal(c)
+	var v any
+	yaml.Unmarshal(b, &v)
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				walk(joinKey(prefix, k), vv)
+			}
+		case []any:
+			for i, vv := range x {
+				walk(fmt.Sprintf("%s[%d]", prefix, i), vv)
+			}
+		default:
+			out[prefix] = fmt.Sprint(x)
+		}
+	}
+	walk("", v)
+	return out
+}
+
+func joinKey(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+// cellRun is one dataset × cell of a run: its files and progress.
+type cellRun struct {
+	d       *Dataset
+	c       *Cell
+	path    string
+	done    map[string]bool
+	rec     *appender
+	tim     *appender
+	mu      sync.Mutex
+	st      *cellStats
+	pending int
+}
+
+// cellStats are a cell's progress counters (summed over its datasets).
+type cellStats struct {
+	name                          string
+	total, skipped                int64
+	done, errors, calls, hits     atomic.Int64
+	retrievals, promptTok, genTok atomic.Int64
+}
+
+type runner struct {
+	plan *Plan
+	comp *Components
+	dir  string
+	o    Options
+}
+
+// timingLine is a line of a .timings.jsonl file: methods.Timing plus what depends on the state of
+// the caches (so that the records do not).
+type timingLine struct {
+	methods.Timing
+	// LLMCacheHits counts generator calls answered by the response cache or the question's memo.
+	LLMCacheHits int `json:"llm_cache_hits"`
+	// Error repeats the record's error, if any.
+	Error string `json:"error,omitempty"`
+}
+
+func (r *runner) run(ctx context.Context) (*Result, error) {
+	result := &Result{Dir: r.dir}
+	stats := map[string]*cellStats{}
+	var order []*cellStats
+	// cells[d][i] is the cellRun of dataset d and its i-th cell.
+	cells := make([][]*cellRun, len(r.plan.Datasets))
+	defer func() {
+		for _, cs := range cells {
+			for _, cr := range cs {
+				cr.rec.close()
+				cr.tim.close()
+			}
+		}
+	}()
+	for di, d := range r.plan.Datasets {
+		if err := os.MkdirAll(filepath.Join(r.dir, d.Name), 0o755); err != nil {
+			return result, err
+		}
+		for _, c := range r.plan.cellsFor(d) {
+			st := stats[c.Name]
+			if st == nil {
+				st = &cellStats{name: c.Name}
+				stats[c.Name] = st
+				order = append(order, st)
+			}
+			path := filepath.Join(r.dir, d.Name, c.Name+".jsonl")
+			done, err := scanDone(path)
+			if err != nil {
+				return result, err
+			}
+			if _, err := repairTail(timingsPath(path)); err != nil {
+				return result, err
+			}
+			cr := &cellRun{d: d, c: c, path: path, done: done, st: st}
+			if cr.rec, err = openAppend(path); err != nil {
+				return result, err
+			}
+			if cr.tim, err = openAppend(timingsPath(path)); err != nil {
+				return result, err
+			}
+			for _, ex := range d.Examples {
+				if done[ex.ID] {
+					st.skipped++
+					result.Skipped++
+				} else {
+					cr.pending++
+				}
+			}
+			st.total += int64(len(d.Examples))
+			cells[di] = append(cells[di], cr)
+		}
+	}
+
+	type item struct{ d, e int }
+	work := make(chan item)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := newProgress(r.o, order)
+	prog.start()
+	var doneN, errN atomic.Int64
+	for w := 0; w < r.plan.Config.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				d := r.plan.Datasets[it.d]
+				ex := d.Examples[it.e]
+				m := newMemo()
+				for _, cr := range cells[it.d] {
+					if cr.done[ex.ID] {
+						continue
+					}
+					if ctx.Err() != nil {
+						return
+					}
+					env := m.wrap(r.comp.Env(d.Name, cr.c.Model), cr.c.Model)
+					failed, err := r.answer(ctx, env, cr, ex)
+					if err != nil {
+						fail(err)
+						cancel()
+						return
+					}
+					if ctx.Err() != nil && failed {
+						return
+					}
+					doneN.Add(1)
+					if failed {
+						errN.Add(1)
+					}
+				}
+			}
+		}()
+	}
+feed:
+	for di, d := range r.plan.Datasets {
+		for ei, ex := range d.Examples {
+			need := false
+			for _, cr := range cells[di] {
+				if !cr.done[ex.ID] {
+					need = true
+					break
+				}
+			}
+			if !need {
+				continue
+			}
+			select {
+			case work <- item{di, ei}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+	prog.stop()
+	result.Done, result.Errors = int(doneN.Load()), int(errN.Load())
+	if firstErr != nil {
+		return result, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return result, fmt.Errorf("run interrupted (%d answered, records kept; rerun to finish): %w", result.Done, err)
+	}
+	for _, cs := range cells {
+		for _, cr := range cs {
+			cr.rec.close()
+			cr.tim.close()
+			pos := make(map[string]int, len(cr.d.Examples))
+			for i, ex := range cr.d.Examples {
+				pos[ex.ID] = i
+			}
+			if _, err := sortFile(cr.path, pos); err != nil {
+				return result, err
+			}
+			if _, err := sortFile(timingsPath(cr.path), pos); err != nil {
+				return result, err
+			}
+		}
+	}
+	return result, nil
+}
+
+func timingsPath(records string) string {
+	return strings.TrimSuffix(records, ".jsonl") + ".timings.jsonl"
+}
+
+// answer answers ex with one cell and appends its record and timing. failed is true when the method
+// failed (the record carries the error); err is a write error, which stops the run. A question cut
+// short by cancellation is not recorded.
+func (r *runner) answer(ctx context.Context, base methods.Env, cr *cellRun, ex datasets.Example) (failed bool, err error) {
+	env, meter := methods.Instrument(base)
+	start := time.Now()
+	pred, aerr := answerSafe(ctx, cr.c.Impl, env, ex)
+	total := time.Since(start)
+	if aerr != nil && ctx.Err() != nil {
+		return true, nil
+	}
+	meter.Fill(&pred)
+	hits := pred.Counters.LLMCacheHits
+	// Cache hits depend on the state of the caches, not on the question: they go to the timings.
+	pred.Counters.LLMCacheHits = 0
+	rec := methods.Record{
+		ID: ex.ID, Dataset: cr.d.Name, Method: cr.c.Method, Cell: cr.c.Name,
+		Generator: base.GeneratorName, Question: ex.Question, Gold: ex.Answers, Type: ex.Type,
+		Prediction: pred,
+	}
+	if rec.Gold == nil {
+		rec.Gold = []string{}
+	}
+	if aerr != nil {
+		rec.Error = aerr.Error()
+	} else {
+		rec.Scores = scoreOf(ex, pred.Answer)
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return false, fmt.Errorf("record %s/%s: %w", cr.c.Name, ex.ID, err)
+	}
+	tl, err := json.Marshal(timingLine{Timing: methods.NewTiming(ex.ID, cr.c.Name, total, meter.Timings()), LLMCacheHits: hits, Error: rec.Error})
+	if err != nil {
+		return false, err
+	}
+	cr.mu.Lock()
+	err = cr.rec.write(append(line, '\n'))
+	if err == nil {
+		err = cr.tim.write(append(tl, '\n'))
+	}
+	cr.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	st := cr.st
+	st.done.Add(1)
+	if aerr != nil {
+		st.errors.Add(1)
+	}
+	c := pred.Counters
+	st.calls.Add(int64(c.Calls + c.AnswerCalls))
+	st.hits.Add(int64(hits))
+	st.retrievals.Add(int64(c.Retrievals))
+	st.promptTok.Add(int64(c.PromptTokens))
+	st.genTok.Add(int64(c.GeneratedTokens))
+	return aerr != nil, nil
+}
+
+// answerSafe calls m.Answer, turning a panic into an error so that one bad question cannot take the
+// run down.
+func answerSafe(ctx context.Context, m methods.Method, env methods.Env, ex datasets.Example) (p methods.Prediction, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("method %s panicked: %v", m.Name(), v)
+		}
+	}()
+	return m.Answer(ctx, env, ex)
+}
+
+// scoreOf scores an answer against an example: em, f1, precision, recall, acc, and label_acc for
+// classification datasets (PubMedQA).
+func scoreOf(ex datasets.Example, answer string) map[string]float64 {
+	s := metrics.NewGold(ex.Answers).Score(answer)
+	out := map[string]float64{"em": s.EM, "f1": s.F1, "precision": s.Precision, "recall": s.Recall, "acc": s.Acc}
+	if ex.Label != "" {
+		v := 0.0
+		if metrics.PubMedQALabel(answer) == ex.Label {
+			v = 1
+		}
+		out["label_acc"] = v
+	}
+	return out
+}
