@@ -261,3 +261,55 @@ func TestUMGBadInput(t *testing.T) {
 		}
 	}
 }
+
+// umgStub is a Contexter with a fixed context per question.
+type umgStub struct {
+	units map[string][]methods.ContextUnit
+}
+
+func (s umgStub) Name() string { return "stub" }
+func (s umgStub) K() int       { return 3 }
+func (s umgStub) Answer(context.Context, methods.Env, datasets.Example) (methods.Prediction, error) {
+	return methods.Prediction{}, nil
+}
+func (s umgStub) Context(_ context.Context, _ methods.Env, q string) ([]methods.ContextUnit, []methods.Event, error) {
+	return s.units[q], nil, nil
+}
+
+// TestRetrievalEvalGold checks AR@k and both gold modes by hand: documents by title (supporting
+// facts) and passages covered by unit texts (NQ-open's oracle).
+func TestRetrievalEvalGold(t *testing.T) {
+	stub := umgStub{units: map[string][]methods.ContextUnit{
+		"q1": {{ID: "A#g2:0-2", Title: "A", Text: "Paris is big."}, {ID: "B#g2:0-2", Title: "B", Text: "Lyon  is\\nsmaller."}, {ID: "C#g2:0-2", Title: "C", Text: "Nice."}},
+		"q2": {{ID: "D#g2:0-2", Title: "D", Text: "Oslo."}, {ID: "A#g2:0-2", Title: "A", Text: "Paris is big."}},
+	}}
+	exs := []datasets.Example{
+		{ID: "1", Question: "q1", Answers: []string{"Lyon"}, SupportingFacts: []datasets.SupportingFact{{Title: "A"}, {Title: "C"}}},
+		{ID: "2", Question: "q2", Answers: []string{"Paris"}},
+	}
+	passages := map[string][]datasets.Passage{"q2": {
+		{Title: "P", Text: "Intro. Paris is   big. More."}, // covered by A's unit at k = 2
+		{Title: "Q", Text: "Unrelated."},
+	}}
+	rep, err := methods.RetrievalEval(context.Background(), stub, methods.Env{}, exs, methods.EvalOptions{Ks: []int{1, 2, 3},
+		GoldPassages: func(ex datasets.Example) []datasets.Passage { return passages[ex.Question] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []methods.EvalRow{
+		// k=1: q1 no Lyon, gold A of {A,C}; q2 no Paris, no passage covered.
+		{K: 1, AR: 0, ARTokens: 0, GoldRecall: (0.5 + 0) / 2, GoldAll: 0, GoldExamples: 2},
+		// k=2: q1 Lyon, A; q2 Paris, passage P of {P,Q}.
+		{K: 2, AR: 1, ARTokens: 1, GoldRecall: (0.5 + 0.5) / 2, GoldAll: 0, GoldExamples: 2},
+		// k=3: q1 A and C: all.
+		{K: 3, AR: 1, ARTokens: 1, GoldRecall: (1 + 0.5) / 2, GoldAll: 0.5, GoldExamples: 2},
+	}
+	for i, w := range want {
+		if rep.Rows[i] != w {
+			t.Errorf("row %d: %+v, want %+v", i, rep.Rows[i], w)
+		}
+	}
+	if rep.Questions != 2 || rep.MeanUnits != 2.5 {
+		t.Errorf("report %+v", rep)
+	}
+}

@@ -27,6 +27,7 @@ func init() {
 			&cli.StringFlag{Name: "settings", Usage: `method settings as JSON, e.g. '{"umg": {"normalization": "softmax"}}'`},
 			&cli.StringFlag{Name: "k", Value: "1,3,5", Usage: "cut-offs"},
 			&cli.IntFlag{Name: "limit", Usage: "first N examples only"},
+			&cli.StringFlag{Name: "nq-oracle", Usage: "NQ-open oracle file giving gold passages (default: the one in a data directory, for NQ-open)"},
 			&cli.StringFlag{Name: "embed-url", Usage: "dense/openai: base URL (default the one recorded in the index, or $OPENAI_BASE_URL)"},
 			&cli.StringFlag{Name: "embed-model", Usage: "dense/openai: model name (LSA indexes need nothing)"},
 			&cli.StringFlag{Name: "embed-preset", Usage: "dense/openai: instruction prefixes (e5, bge, qwen3)"},
@@ -98,9 +99,22 @@ func contextEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	opt := methods.EvalOptions{Ks: ks}
+	path := c.String("nq-oracle")
+	if path == "" && ds.Layout == datasets.LayoutNQOpen {
+		path = datasets.FindNQOracle()
+	}
+	if path != "" {
+		oracle, err := datasets.ReadGoldOracle(c.Context, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
+		opt.GoldPassages = func(ex datasets.Example) []datasets.Passage { return oracle[ex.Question] }
+	}
 	w := c.App.Writer
 	for _, m := range ms {
-		rep, err := methods.RetrievalEval(c.Context, m, env, ds.Examples, methods.EvalOptions{Ks: ks})
+		rep, err := methods.RetrievalEval(c.Context, m, env, ds.Examples, opt)
 		if err != nil {
 			return err
 		}
