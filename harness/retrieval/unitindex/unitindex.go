@@ -4,8 +4,8 @@
 // sentence span, token length, parent and text by id.
 //
 // It is what the multi-granularity methods (UMG-RAG, UMGP-RAG) and their baselines read their
-// experts and unit spans from. It does not build indexes (cmd/ragbench index build does) or fuse
-// anything (harness/retrieval/fusion does).
+// experts and unit spans from; Build writes the same layout from documents in memory (the runner's
+// on-demand unit indexes). It does not fuse anything (harness/retrieval/fusion does).
 package unitindex
 
 import (
