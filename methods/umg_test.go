@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,18 +20,7 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-// The -update flag rewrites the golden files under testdata/umg. Other test files of the package may
-// define it too, so it is defined once, by whichever file's init runs first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
 
-func umgUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // scriptUnits is a unit store over one document "d" of 12 sentences: three units per granularity
 // (2, 4, 8), the hand case of harness/retrieval/fusion.
@@ -193,7 +181,7 @@ func umgGolden(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	if umgUpdate() {
+	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
