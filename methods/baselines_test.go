@@ -18,8 +18,6 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-
-
 // scripted is one fidelity scenario: a method with settings, a question, the generator's replies in
 // order (the answer-completion call answers completion), and the expected counters and queries.
 type scripted struct {

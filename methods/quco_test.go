@@ -22,8 +22,6 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-
-
 // seq records the calls of every component in one interleaved order.
 type seq struct {
 	mu      sync.Mutex

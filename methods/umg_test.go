@@ -20,8 +20,6 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-
-
 // scriptUnits is a unit store over one document "d" of 12 sentences: three units per granularity
 // (2, 4, 8), the hand case of harness/retrieval/fusion.
 type umgUnits map[string]corpus.Unit
