@@ -40,11 +40,7 @@ QuCo-RAG rule of the dataset), raw_output, backend, model, usage, latency_ms, ca
 example is recorded with its error and the run goes on; the exit status is 1 if any failed. With
 --out FILE holding records already, the examples done are skipped and new records appended (failed
 ones are retried). Score the output with: ragbench score --dataset SPEC --predictions FILE.`,
-		Flags: append(llmFlags(),
-			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset name, parquet file/directory, or custom spec (required)"},
-			&cli.IntFlag{Name: "limit", Usage: "only the first N examples in file order"},
-			&cli.IntFlag{Name: "sample", Usage: "a deterministic sample of N examples (see --seed)"},
-			&cli.Int64Flag{Name: "seed", Usage: "seed of --sample"},
+		Flags: append(withDataset(llmFlags()...),
 			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
 			&cli.StringFlag{Name: "exemplars", Value: "auto", Usage: "exemplar set: auto (the dataset's own, if the authors have one), none, or a set name in exemplars.json"},
 			&cli.IntFlag{Name: "shots", Value: -1, Usage: "exemplars per prompt (-1: the authors' count for the set; 0: none)"},
