@@ -7,9 +7,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,16 +19,27 @@ import (
 // (ELASTIC_API_KEY, or ELASTIC_USERNAME and ELASTIC_PASSWORD).
 func elasticFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "url", Usage: "cluster URL (default $ELASTIC_URL, else " + elastic.DefaultURL + ")"},
+		&cli.StringFlag{Name: "url", Value: elastic.DefaultURL, EnvVars: []string{"ELASTIC_URL"}, Usage: "cluster URL"},
 		&cli.StringFlag{Name: "index", Value: elastic.DefaultIndex, Usage: "index name"},
-		&cli.DurationFlag{Name: "timeout", Usage: "per-request timeout (default 30s)"},
-		&cli.IntFlag{Name: "retries", Usage: "retries of a failed request (default 3)"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "per-request timeout"},
+		&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries of a failed request (0: none; a DNS failure or a refused local port is never retried)"},
+		maxRetryWaitFlag(),
 	}
 }
 
+// maxRetryWaitFlag caps the total wait between retries of one request; each retry is printed on stderr.
+func maxRetryWaitFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "the longest total wait between retries of one request (each retry is printed on stderr)"}
+}
+
 func elasticConfig(c *cli.Context) elastic.Config {
+	retries := c.Int("retries")
+	if retries == 0 {
+		retries = -1 // the library reads 0 as its default
+	}
 	return elastic.Config{URL: c.String("url"), Index: c.String("index"), Timeout: c.Duration("timeout"),
-		MaxRetries: c.Int("retries"), MaxQueryTokens: c.Int("max-query-tokens"), BulkDocs: c.Int("batch")}
+		MaxRetries: retries, MaxQueryTokens: c.Int("max-query-tokens"), BulkDocs: c.Int("batch"),
+		MaxWait: c.Duration("max-retry-wait"), OnRetry: retry.Printer(c.App.ErrWriter)}
 }
 
 func init() {

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // llmFlags are the connection flags shared by the llm subcommands.
@@ -27,7 +28,7 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cache", Usage: "response cache file (SQLite); empty: no cache"},
 		&cli.StringFlag{Name: "cache-mode", Usage: "off, read, readwrite or replay-only (default readwrite with --cache)"},
 		&cli.BoolFlag{Name: "chat", Usage: "use /v1/chat/completions instead of /v1/completions with a raw prompt"},
-		&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "requests in flight at most"},
+		&cli.IntFlag{Name: "concurrency", Hidden: true, Usage: "deprecated: the requests in flight are --workers (8 where a command has none)"},
 		&cli.IntFlag{Name: "rpm", Usage: "requests per minute at most (0: no limit)"},
 		&cli.IntFlag{Name: "tpm", Usage: "tokens per minute at most (0: no limit)"},
 	}
@@ -45,10 +46,19 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		RPM:        c.Int("rpm"),
 		TPM:        c.Int("tpm"),
 	}
-	if c.Int("concurrency") <= 0 {
-		return cfg, usagef("--concurrency must be positive")
+	// One knob: the requests in flight are the command's --workers (8 without one); the old
+	// --concurrency still sets them.
+	cfg.Concurrency = 8
+	if w := c.Int("workers"); w > 0 {
+		cfg.Concurrency = w
 	}
-	cfg.Concurrency = c.Int("concurrency")
+	if c.IsSet("concurrency") {
+		if c.Int("concurrency") <= 0 {
+			return cfg, usagef("--workers must be positive")
+		}
+		cfg.Concurrency = c.Int("concurrency")
+	}
+	cfg.OnRetry = retry.Printer(c.App.ErrWriter)
 	if m := c.String("cache-mode"); m != "" {
 		mode, err := llm.ParseCacheMode(m)
 		if err != nil {
@@ -101,7 +111,7 @@ func init() {
 				ArgsUsage: " ",
 				Flags: append(llmFlags(),
 					&cli.IntFlag{Name: "requests", Value: 200, Usage: "number of requests"},
-					&cli.IntFlag{Name: "workers", Value: 16, Usage: "concurrent workers (also raises --concurrency to match)"},
+					&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 16, Usage: "concurrent workers (requests in flight)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 16, Usage: "maximum completion tokens per request"},
 					&cli.IntFlag{Name: "logprobs", Value: 0, Usage: "top alternatives per token"},
 				),

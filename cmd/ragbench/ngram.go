@@ -32,7 +32,7 @@ func init() {
 		&cli.StringFlag{Name: "api-index", Value: ngram.DefaultAPIIndex, Usage: "API index name (with --api)"},
 		&cli.StringFlag{Name: "cache", Usage: "JSONL cache file: answers are replayed from it and new ones appended"},
 		&cli.StringFlag{Name: "quco-cache", Usage: "the QuCo-RAG authors' cache JSON to replay offline (no index or API needed)"},
-		&cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "with --api: the longest total wait between retries of one query (each retry is printed on stderr)"},
+		maxRetryWaitFlag(),
 	}
 	register(&cli.Command{
 		Name:  "ngram",

@@ -48,7 +48,7 @@ ones are retried). Score the output with: ragbench score --dataset SPEC --predic
 			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "maximum completion tokens"},
 			&cli.StringSliceFlag{Name: "stop", Value: cli.NewStringSlice(`\n`), Usage: "stop sequence (repeatable; \\n is a newline)"},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls (requests in flight)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "predictions JSONL (- or absent: stdout); an existing file is resumed if it was made with the same settings"},
 			&cli.BoolFlag{Name: "force", Usage: "resume --out even if it was made with other settings (model, prompts, shots, extraction)"},
 		),
