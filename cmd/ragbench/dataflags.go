@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -145,4 +146,46 @@ func verboseWriter(c *cli.Context) io.Writer {
 		return c.App.ErrWriter
 	}
 	return io.Discard
+}
+
+// formatFlags are --format, the output format (one of values; the first is the default), and the
+// hidden --json kept for scripts (= --format json).
+func formatFlags(values ...string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: values[0], Usage: "output format: " + strings.Join(values, ", ")},
+		&cli.BoolFlag{Name: "json", Hidden: true, Usage: "deprecated: --format json"},
+	}
+}
+
+// outputFormat returns the --format of formatFlags, checked against values.
+func outputFormat(c *cli.Context, values ...string) (string, error) {
+	f := c.String("format")
+	if c.Bool("json") {
+		if c.IsSet("format") && f != "json" {
+			return "", usagef("--json and --format %s disagree; give --format only", f)
+		}
+		f = "json"
+	}
+	if !slices.Contains(values, f) {
+		return "", usagef("--format %q: want %s", f, strings.Join(values, ", "))
+	}
+	return f, nil
+}
+
+// oldFlag is a hidden string flag keeping a renamed flag's old name working.
+func oldFlag(old, now string) cli.Flag {
+	return &cli.StringFlag{Name: old, Hidden: true, Usage: "deprecated: --" + now}
+}
+
+// renamed returns the value of the string flag now, or of its old name old (see oldFlag), with a
+// deprecation note on stderr; giving both is a usage error.
+func renamed(c *cli.Context, now, old string) (string, error) {
+	if !c.IsSet(old) {
+		return c.String(now), nil
+	}
+	if c.IsSet(now) {
+		return "", usagef("--%s is the old name of --%s; give --%s only", old, now, now)
+	}
+	fmt.Fprintf(infoWriter(c), "note: --%s is deprecated here; it is now --%s\n", old, now)
+	return c.String(old), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ragbench/ragbench/internal/pathcheck"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,7 +34,7 @@ func init() {
 				Name:      "inspect",
 				Usage:     "print row count, columns and types, answer-length statistics and one example",
 				ArgsUsage: "SPEC",
-				Flags:     append(datasetFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
+				Flags:     append(datasetFlags(), formatFlags("text", "json")...),
 				Action:    datasetsInspect,
 			},
 			{
@@ -55,7 +56,8 @@ func init() {
 				Usage:     "convert an official release file into the Hugging Face parquet layout",
 				ArgsUsage: "IN OUT.parquet",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "format", Required: true, Usage: "input format: " + strings.Join(datasets.ImportFormats, ", ")},
+					&cli.StringFlag{Name: "from", Usage: "input `FORMAT` (required): " + strings.Join(datasets.ImportFormats, ", ")},
+					oldFlag("format", "from"),
 					&cli.StringFlag{Name: "aliases", Usage: "2wiki: id_aliases.json (JSON lines) to fill answer_aliases"},
 				},
 				Action: datasetsImport,
@@ -125,6 +127,10 @@ func datasetsInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
 	opts, err := datasetOptions(c)
 	if err != nil {
 		return err
@@ -134,7 +140,7 @@ func datasetsInspect(c *cli.Context) error {
 		return err
 	}
 	announce(c, &datasets.Dataset{Name: r.Name, Files: r.Files, Total: r.Total}, r.Rows)
-	if c.Bool("json") { // the warnings are in the JSON
+	if format == "json" { // the warnings are in the JSON
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
@@ -199,13 +205,15 @@ func datasetsImport(c *cli.Context) error {
 	if err := pathcheck.Distinct(out, in, c.String("aliases")); err != nil {
 		return usagef("import: %v", err)
 	}
-	format := c.String("format")
-	known := false
-	for _, f := range datasets.ImportFormats {
-		known = known || f == format
+	format, err := renamed(c, "from", "format")
+	if err != nil {
+		return err
 	}
-	if !known {
-		return usagef("import: unknown --format %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
+	if format == "" {
+		return usagef("import needs --from FORMAT (one of %s)", strings.Join(datasets.ImportFormats, ", "))
+	}
+	if !slices.Contains(datasets.ImportFormats, format) {
+		return usagef("import: unknown --from %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
 	}
 	f, err := os.Open(in)
 	if err != nil {

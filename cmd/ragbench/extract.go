@@ -33,6 +33,9 @@ var extractGenerator = func(c *cli.Context) (llm.Generator, func() error, error)
 		cfg.Cache.Mode = mode
 	}
 	cfg = cfg.Resolve(os.Getenv)
+	if err := checkLLMFlags(cfg); err != nil {
+		return nil, nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, usagef("%v", err)
 	}

@@ -70,10 +70,32 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		return cfg, usagef("--timeout must be positive")
 	}
 	cfg = cfg.Resolve(os.Getenv)
+	if err := checkLLMFlags(cfg); err != nil {
+		return cfg, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("%v", err)
 	}
 	return cfg, nil
+}
+
+// checkLLMFlags reports what an LLM connection lacks in terms of the flags and environment variables
+// the user sets (llm.Config.Validate speaks of config-file keys).
+func checkLLMFlags(cfg llm.Config) error {
+	var missing []string
+	if cfg.Backend == "openai" && cfg.BaseURL == "" {
+		missing = append(missing, "--base-url (or $"+llm.EnvBaseURL+")")
+	}
+	if cfg.Backend == "openai" && cfg.Model == "" {
+		missing = append(missing, "--model (or $"+llm.EnvModel+")")
+	}
+	if len(missing) > 0 {
+		return usagef("the openai backend needs %s; --backend offline needs no server", strings.Join(missing, " and "))
+	}
+	if cfg.Cache.Mode != "" && cfg.Cache.Mode != llm.CacheOff && cfg.Cache.Path == "" {
+		return usagef("--cache-mode %s needs --cache FILE", cfg.Cache.Mode)
+	}
+	return nil
 }
 
 func init() {
