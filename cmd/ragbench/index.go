@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -30,12 +34,11 @@ func init() {
 					Name:      "build",
 					Usage:     "index a corpus file or a dataset's context pool, optionally as sentence units",
 					ArgsUsage: " ",
-					Flags: []cli.Flag{
+					Flags: withDataset(
 						&cli.StringFlag{Name: "kind", Value: "bm25", Usage: "bm25 or dense"},
-						&cli.StringFlag{Name: "corpus", Usage: "corpus file or folder (DPR TSV, BEIR/Pyserini JSONL, parquet, dir of .txt)"},
-						&cli.StringFlag{Name: "format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"},
+						&cli.StringFlag{Name: "corpus", Usage: "corpus file or folder (DPR TSV, BEIR/Pyserini JSONL, parquet, dir of .txt); or --dataset SPEC to index a dataset's pooled contexts"},
+						corpusFormatFlag(), oldFlag("format", "corpus-format"),
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
-						&cli.StringFlag{Name: "dataset", Usage: "index the pooled contexts of this dataset (name, parquet file or spec) instead of --corpus"},
 						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
 						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
 						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32); one index per size in OUT/gN"},
@@ -52,7 +55,7 @@ func init() {
 						&cli.StringFlag{Name: "embed-url", Usage: "dense/openai: base URL ending in /v1 (default $OPENAI_BASE_URL)"},
 						&cli.StringFlag{Name: "embed-model", Usage: "dense/openai: model name"},
 						&cli.StringFlag{Name: "embed-preset", Usage: "dense/openai: instruction prefixes (e5, bge, qwen3)"},
-					},
+					),
 					Action: indexBuild,
 				},
 				{
@@ -86,6 +89,7 @@ func init() {
 				&cli.StringFlag{Name: "queries", Usage: "queries file: TSV (qid<TAB>query), JSONL ({id|qid|_id, query|question|text}) or one query per line"},
 				&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
 				&cli.StringFlag{Name: "tag", Value: "ragbench", Usage: "run tag (last TREC column)"},
+				&cli.StringFlag{Name: "show", Value: "ids", Usage: "ids (a TREC run) or text (rank, id, score, title and passage text of each hit)"},
 			}, indexFlags()...),
 			Action: search,
 		},
@@ -93,13 +97,10 @@ func init() {
 			Name:      "retrieval-eval",
 			Usage:     "answer recall AR@k (substring and token match) and gold-document recall@k of an index on a dataset",
 			ArgsUsage: " ",
-			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset name, parquet file or spec"},
+			Flags: append(withDataset(
 				&cli.StringFlag{Name: "k", Value: "1,5,10,20", Usage: "cut-offs"},
-				&cli.IntFlag{Name: "limit", Usage: "first N examples only"},
 				&cli.StringFlag{Name: "nq-oracle", Usage: "NQ-open oracle file (Lost in the Middle nq-open-oracle.jsonl.gz) giving NQ gold passages (default: raw/nq_docs/ in the data directory, when present)"},
-				&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
-			}, indexFlags()...),
+			), append(formatFlags("text", "json"), indexFlags()...)...),
 			Action: retrievalEval,
 		},
 	)
@@ -135,9 +136,22 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// openSource opens the documents of --corpus (with --format or --columns) or --dataset.
+// corpusFormatFlag is --corpus-format, the format of a corpus file.
+func corpusFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "corpus-format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"}
+}
+
+// openSource opens the documents of --corpus (with --corpus-format or --columns) or --dataset.
 func openSource(c *cli.Context) (*corpus.Source, error) {
-	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(c.String("format")), Dataset: c.String("dataset")}
+	format, err := renamed(c, "corpus-format", "format")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := datasetOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(format), Dataset: c.String("dataset"), DatasetOptions: opts}
 	switch {
 	case cfg.Path == "" && cfg.Dataset == "":
 		return nil, usagef("give --corpus FILE or --dataset SPEC")
@@ -158,8 +172,9 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st := src.Stats; src.Dataset != "" {
-		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
+	if st := src.Stats; src.Loaded != nil {
+		announce(c, src.Loaded, len(src.Loaded.Examples))
+		fmt.Fprintf(infoWriter(c), "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
 			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
 	}
 	return src, nil
@@ -171,7 +186,7 @@ func indexBuild(c *cli.Context) error {
 			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
 		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
 			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
-		Progress: c.App.ErrWriter, Force: c.Bool("force")}
+		Progress: verboseWriter(c), Force: c.Bool("force")}
 	switch {
 	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
 		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)
@@ -226,10 +241,25 @@ func openIndex(c *cli.Context) (*openedIndex, error) {
 		return nil, usageError{err}
 	}
 	ix, err := index.Open(c.Context, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
+		if units, _ := filepath.Glob(filepath.Join(cfg.Dir, "g[0-9]*")); len(units) > 0 {
+			return nil, fmt.Errorf("--index %s: not an index directory; for unit indexes pass OUT/gN (here: %s)", cfg.Dir, unitNames(units))
+		}
+		return nil, fmt.Errorf("--index %s: not an index directory (build one with 'ragbench index build --out DIR')", cfg.Dir)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &openedIndex{Retriever: ix, close: ix.Close, kind: ix.Kind}, nil
+}
+
+// unitNames lists the base names of unit index directories.
+func unitNames(dirs []string) string {
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(d)
+	}
+	return strings.Join(names, ", ")
 }
 
 func search(c *cli.Context) error {
@@ -255,6 +285,10 @@ func search(c *cli.Context) error {
 	if c.Int("k") <= 0 {
 		return usagef("--k must be positive")
 	}
+	show := c.String("show")
+	if show != "ids" && show != "text" {
+		return usagef("--show %q: want ids or text", show)
+	}
 	ix, err := openIndex(c)
 	if err != nil {
 		return err
@@ -267,14 +301,37 @@ func search(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		if err := w.Write(q.ID, hits); err != nil {
+		if show == "text" {
+			err = writeHitText(c.App.Writer, q, hits)
+		} else {
+			err = w.Write(q.ID, hits)
+		}
+		if err != nil {
 			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "search: %d/%d queries\n", i+1, len(qs))
+			fmt.Fprintf(infoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
 	return w.Flush()
+}
+
+// writeHitText prints a query's hits readably: a header line, then per hit its rank, id, score and
+// title, and the passage text indented.
+func writeHitText(w io.Writer, q trec.Query, hits []retrieval.Hit) error {
+	if _, err := fmt.Fprintf(w, "# %s: %s\n", q.ID, q.Text); err != nil {
+		return err
+	}
+	for _, h := range hits {
+		title := ""
+		if h.Title != "" {
+			title = "  " + h.Title
+		}
+		if _, err := fmt.Fprintf(w, "%d. %s  %.4f%s\n   %s\n", h.Rank, h.ID, h.Score, title, strings.Join(strings.Fields(h.Text), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func retrievalEval(c *cli.Context) error {
@@ -286,7 +343,14 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	if c.String("dataset") == "" {
+		return usagef("retrieval-eval needs --dataset")
+	}
+	ds, err := loadDataset(c, c.String("dataset"))
 	if err != nil {
 		return err
 	}
@@ -305,7 +369,7 @@ func retrievalEval(c *cli.Context) error {
 		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
+		fmt.Fprintf(infoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
 	for ei, ex := range ds.Examples {
 		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
@@ -318,11 +382,11 @@ func retrievalEval(c *cli.Context) error {
 		}
 		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
 		if (ei+1)%1000 == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
+			fmt.Fprintf(infoWriter(c), "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
 		}
 	}
 	rows, n := eval.Rows(), eval.Examples()
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"dataset": ds.Name, "index": c.String("index"), "kind": ix.kind, "examples": n, "rows": rows})
