@@ -89,7 +89,7 @@ func init() {
 					if _, err := elastic.New(cfg); err != nil {
 						return usagef("%v", err)
 					}
-					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), c.App.ErrWriter, elastic.IndexOptions{
+					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), infoWriter(c), elastic.IndexOptions{
 						Checkpoint: c.String("checkpoint"), Restart: c.Bool("restart"), Create: c.Bool("create"), MaxDocs: c.Int64("max-docs"),
 					})
 				},
@@ -97,13 +97,12 @@ func init() {
 			{
 				Name:  "search",
 				Usage: "run the DRAGIN query; writes a TREC run (qid Q0 docid rank score tag) or JSON lines",
-				Flags: append(elasticFlags(),
+				Flags: append(append(elasticFlags(), formatFlags("trec", "json")...),
 					&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "one query"},
 					&cli.StringFlag{Name: "queries", Usage: "file of queries, one a line: 'qid<TAB>query' or just the query (qid = line number)"},
 					&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
 					&cli.IntFlag{Name: "max-query-tokens", Value: elastic.DefaultMaxQueryTokens, Usage: "left-truncate queries to this many tokens (negative: no truncation)"},
 					&cli.IntFlag{Name: "batch", Value: 32, Usage: "queries per _msearch request"},
-					&cli.BoolFlag{Name: "json", Usage: "write JSON lines {qid, hits} instead of a TREC run"},
 					&cli.StringFlag{Name: "tag", Value: "elastic", Usage: "run tag in the TREC output"},
 				),
 				Action: elasticSearch,
@@ -113,6 +112,10 @@ func init() {
 }
 
 func elasticSearch(c *cli.Context) error {
+	format, err := outputFormat(c, "trec", "json")
+	if err != nil {
+		return err
+	}
 	if (c.String("query") == "") == (c.String("queries") == "") {
 		return usagef("elastic search: give exactly one of --query and --queries")
 	}
@@ -144,12 +147,12 @@ func elasticSearch(c *cli.Context) error {
 			return err
 		}
 		for i, hits := range res {
-			if err := writeHits(w, qids[start+i], hits, c.Bool("json"), c.String("tag")); err != nil {
+			if err := writeHits(w, qids[start+i], hits, format == "json", c.String("tag")); err != nil {
 				return err
 			}
 		}
 		if len(qs) > batch {
-			fmt.Fprintf(c.App.ErrWriter, "elastic search: %d/%d queries\n", end, len(qs))
+			fmt.Fprintf(infoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
 		}
 	}
 	return nil

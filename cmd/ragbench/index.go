@@ -186,7 +186,7 @@ func indexBuild(c *cli.Context) error {
 			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
 		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
 			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
-		Progress: verboseWriter(c), Force: c.Bool("force")}
+		Force: c.Bool("force")}
 	switch {
 	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
 		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)
@@ -208,7 +208,10 @@ func indexBuild(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var done func()
+	cfg.Progress, done = progressWriter(c, false)
 	return index.Build(c.Context, src, cfg, func(b index.Built) {
+		done()
 		if m := b.BM25; m != nil {
 			fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
 				b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
@@ -409,11 +412,13 @@ func indexBench(c *cli.Context) error {
 	cfg.Queries, cfg.QueryFile, cfg.K = c.Int("queries"), c.String("query-file"), c.Int("k")
 	cfg.MemoryMB, cfg.Workers, cfg.PeerQueries = c.Int64("memory-mb"), c.Int("workers"), c.Int("peer-queries")
 	cfg.SkipChecksums, cfg.HugePostings, cfg.CPUProfile = c.Bool("skip-checksums"), c.Bool("huge-postings"), c.String("cpuprofile")
-	cfg.Log = c.App.ErrWriter
 	if err := cfg.Validate(); err != nil {
 		return usagef("index bench: %v", err)
 	}
+	var done func()
+	cfg.Log, done = progressWriter(c, false)
 	rep, err := bm25bench.Run(c.Context, cfg)
+	done()
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func init() {
 				Name:      "complete",
 				Usage:     "complete a prompt; print the text, usage and per-token log-probabilities",
 				ArgsUsage: "[PROMPT] (or --prompt; - reads standard input)",
-				Flags: append(llmFlags(),
+				Flags: append(append(llmFlags(), formatFlags("text", "json")...),
 					&cli.StringFlag{Name: "prompt", Usage: "the prompt (raw text for completions; the user message with --chat)"},
 					&cli.StringFlag{Name: "system", Usage: "system message (with --chat)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 64, Usage: "maximum completion tokens"},
@@ -123,7 +123,6 @@ func init() {
 					&cli.StringSliceFlag{Name: "stop", Usage: "stop sequence (repeatable; \\n is a newline)"},
 					&cli.IntFlag{Name: "logprobs", Value: 5, Usage: "top alternatives per token (0: no log-probabilities, -1: the chosen token's only)"},
 					&cli.IntFlag{Name: "replicate", Value: 0, Usage: "replicate index (a separate cache entry)"},
-					&cli.BoolFlag{Name: "json", Usage: "print the response as JSON"},
 				),
 				Action: llmComplete,
 			},
@@ -194,6 +193,10 @@ func usageString(u llm.Usage) string {
 }
 
 func llmComplete(c *cli.Context) error {
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
 	prompt := c.String("prompt")
 	switch {
 	case c.Args().Len() > 1:
@@ -246,7 +249,7 @@ func llmComplete(c *cli.Context) error {
 		return fmt.Errorf("complete with %s: %w", describeBackend(cfg), err)
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(resp)

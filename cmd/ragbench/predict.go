@@ -224,6 +224,7 @@ func predictAction(c *cli.Context) error {
 	for _, s := range c.StringSlice("stop") {
 		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
 	}
+	progress, done := progressWriter(c, true)
 	opts := predict.Options{
 		Generator: g,
 		Request:   req,
@@ -235,7 +236,7 @@ func predictAction(c *cli.Context) error {
 		Backend:  cfg.Backend,
 		Model:    model,
 		Workers:  c.Int("workers"),
-		Progress: stderr,
+		Progress: progress,
 		Label:    "predict " + ds.Name,
 	}
 	st, runErr := predict.Run(c.Context, ids, opts, func(r predict.Record) error {
@@ -246,6 +247,7 @@ func predictAction(c *cli.Context) error {
 		_, err = w.Write(append(b, '\n'))
 		return err
 	})
+	done()
 	where := "stdout"
 	if outPath != "" && outPath != "-" {
 		where = outPath
