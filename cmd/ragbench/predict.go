@@ -41,7 +41,7 @@ example is recorded with its error and the run goes on; the exit status is 1 if 
 --out FILE holding records already, the examples done are skipped and new records appended (failed
 ones are retried). Score the output with: ragbench score --dataset SPEC --predictions FILE.`,
 		Flags: append(withDataset(llmFlags()...),
-			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
+			templatesDirFlag(),
 			&cli.StringFlag{Name: "exemplars", Value: "auto", Usage: "exemplar set: auto (the dataset's own, if the authors have one), none, or a set name in exemplars.json"},
 			&cli.IntFlag{Name: "shots", Value: -1, Usage: "exemplars per prompt (-1: the authors' count for the set; 0: none)"},
 			&cli.StringFlag{Name: "oracle", Usage: "oracle passages for examples without context, by question text (JSONL[.gz] {question, ctxs:[{title,text}]})"},
@@ -54,6 +54,12 @@ ones are retried). Score the output with: ragbench score --dataset SPEC --predic
 		),
 		Action: predictAction,
 	})
+}
+
+// templatesDirFlag is --templates, the QuCo-RAG reference directory, for every command that builds
+// prompts.
+func templatesDirFlag() cli.Flag {
+	return &cli.StringFlag{Name: "templates", Usage: "`DIR` with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"}
 }
 
 // templatesDir resolves --templates.
