@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/urfave/cli/v2"
@@ -97,13 +91,9 @@ func init() {
 			{
 				Name:  "search",
 				Usage: "run the DRAGIN query; writes a TREC run (qid Q0 docid rank score tag) or JSON lines",
-				Flags: append(append(elasticFlags(), formatFlags("trec", "json")...),
-					&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "one query"},
-					&cli.StringFlag{Name: "queries", Usage: "file of queries, one a line: 'qid<TAB>query' or just the query (qid = line number)"},
-					&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
+				Flags: append(append(elasticFlags(), searchFlags("elastic")...),
 					&cli.IntFlag{Name: "max-query-tokens", Value: elastic.DefaultMaxQueryTokens, Usage: "left-truncate queries to this many tokens (negative: no truncation)"},
 					&cli.IntFlag{Name: "batch", Value: 32, Usage: "queries per _msearch request"},
-					&cli.StringFlag{Name: "tag", Value: "elastic", Usage: "run tag in the TREC output"},
 				),
 				Action: elasticSearch,
 			},
@@ -112,15 +102,13 @@ func init() {
 }
 
 func elasticSearch(c *cli.Context) error {
-	format, err := outputFormat(c, "trec", "json")
+	qs, err := queriesOf(c)
 	if err != nil {
 		return err
 	}
-	if (c.String("query") == "") == (c.String("queries") == "") {
-		return usagef("elastic search: give exactly one of --query and --queries")
-	}
-	if c.Int("k") <= 0 {
-		return usagef("elastic search: --k must be positive")
+	out, err := newHitWriter(c)
+	if err != nil {
+		return err
 	}
 	cfg := elasticConfig(c)
 	cfg.BulkDocs = 0
@@ -128,26 +116,20 @@ func elasticSearch(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	var qids, qs []string
-	if q := c.String("query"); q != "" {
-		qids, qs = []string{"1"}, []string{q}
-	} else {
-		qids, qs, err = readQueries(c.String("queries"))
-		if err != nil {
-			return err
-		}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
 	}
-	w := bufio.NewWriter(c.App.Writer)
-	defer w.Flush()
+	defer out.flush()
 	batch := max(c.Int("batch"), 1)
 	for start := 0; start < len(qs); start += batch {
 		end := min(start+batch, len(qs))
-		res, err := cl.SearchBatch(c.Context, qs[start:end], c.Int("k"))
+		res, err := cl.SearchBatch(c.Context, texts[start:end], c.Int("k"))
 		if err != nil {
 			return err
 		}
 		for i, hits := range res {
-			if err := writeHits(w, qids[start+i], hits, format == "json", c.String("tag")); err != nil {
+			if err := out.write(qs[start+i], hits); err != nil {
 				return err
 			}
 		}
@@ -155,50 +137,5 @@ func elasticSearch(c *cli.Context) error {
 			fmt.Fprintf(infoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
 		}
 	}
-	return nil
-}
-
-// readQueries reads "qid<TAB>query" or "query" lines; blank lines are skipped.
-func readQueries(path string) (qids, qs []string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if id, q, ok := strings.Cut(line, "\t"); ok {
-			qids, qs = append(qids, id), append(qs, q)
-		} else {
-			qids, qs = append(qids, strconv.Itoa(n)), append(qs, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
-	}
-	return qids, qs, nil
-}
-
-func writeHits(w *bufio.Writer, qid string, hits []retrieval.Hit, asJSON bool, tag string) error {
-	if asJSON {
-		b, err := json.Marshal(map[string]any{"qid": qid, "hits": hits})
-		if err != nil {
-			return err
-		}
-		w.Write(b)
-		return w.WriteByte('\n')
-	}
-	for _, h := range hits {
-		if _, err := fmt.Fprintf(w, "%s Q0 %s %d %.6f %s\n", qid, h.ID, h.Rank, h.Score, tag); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out.flush()
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +18,6 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
-	"github.com/ragbench/ragbench/harness/retrieval/trec"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -84,14 +81,8 @@ func init() {
 			Name:      "search",
 			Usage:     "search an index and write a TREC run (qid Q0 docid rank score tag)",
 			ArgsUsage: " ",
-			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "query", Usage: "one query (qid 1)"},
-				&cli.StringFlag{Name: "queries", Usage: "queries file: TSV (qid<TAB>query), JSONL ({id|qid|_id, query|question|text}) or one query per line"},
-				&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
-				&cli.StringFlag{Name: "tag", Value: "ragbench", Usage: "run tag (last TREC column)"},
-				&cli.StringFlag{Name: "show", Value: "ids", Usage: "ids (a TREC run) or text (rank, id, score, title and passage text of each hit)"},
-			}, indexFlags()...),
-			Action: search,
+			Flags:     append(searchFlags("ragbench"), indexFlags()...),
+			Action:    search,
 		},
 		&cli.Command{
 			Name:      "retrieval-eval",
@@ -266,75 +257,33 @@ func unitNames(dirs []string) string {
 }
 
 func search(c *cli.Context) error {
-	var qs []trec.Query
-	switch {
-	case c.IsSet("query") && c.IsSet("queries"):
-		return usagef("give --query or --queries, not both")
-	case c.IsSet("query"):
-		qs = []trec.Query{{ID: "1", Text: c.String("query")}}
-	case c.IsSet("queries"):
-		f, err := os.Open(c.String("queries"))
-		if err != nil {
-			return err
-		}
-		qs, err = trec.ReadQueries(f, c.String("queries"))
-		f.Close()
-		if err != nil {
-			return err
-		}
-	default:
-		return usagef("give --query TEXT or --queries FILE")
+	qs, err := queriesOf(c)
+	if err != nil {
+		return err
 	}
-	if c.Int("k") <= 0 {
-		return usagef("--k must be positive")
-	}
-	show := c.String("show")
-	if show != "ids" && show != "text" {
-		return usagef("--show %q: want ids or text", show)
+	out, err := newHitWriter(c)
+	if err != nil {
+		return err
 	}
 	ix, err := openIndex(c)
 	if err != nil {
 		return err
 	}
 	defer ix.close()
-	w := trec.NewWriter(c.App.Writer, c.String("tag"))
-	defer w.Flush() // the lines written before an error
+	defer out.flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		if show == "text" {
-			err = writeHitText(c.App.Writer, q, hits)
-		} else {
-			err = w.Write(q.ID, hits)
-		}
-		if err != nil {
+		if err := out.write(q, hits); err != nil {
 			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
 			fmt.Fprintf(infoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
-	return w.Flush()
-}
-
-// writeHitText prints a query's hits readably: a header line, then per hit its rank, id, score and
-// title, and the passage text indented.
-func writeHitText(w io.Writer, q trec.Query, hits []retrieval.Hit) error {
-	if _, err := fmt.Fprintf(w, "# %s: %s\n", q.ID, q.Text); err != nil {
-		return err
-	}
-	for _, h := range hits {
-		title := ""
-		if h.Title != "" {
-			title = "  " + h.Title
-		}
-		if _, err := fmt.Fprintf(w, "%d. %s  %.4f%s\n   %s\n", h.Rank, h.ID, h.Score, title, strings.Join(strings.Fields(h.Text), " ")); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out.flush()
 }
 
 func retrievalEval(c *cli.Context) error {
