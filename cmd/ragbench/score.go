@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"github.com/ragbench/ragbench/internal/pathcheck"
 	"github.com/ragbench/ragbench/metrics"
 	"github.com/ragbench/ragbench/reports"
@@ -125,7 +122,7 @@ func scoreAction(c *cli.Context) error {
 		}
 	}
 	if out := c.String("out"); out != "" {
-		if err := writeRecords(out, fs.Records); err != nil {
+		if err := metrics.WriteRecords(out, fs.Records); err != nil {
 			return err
 		}
 	}
@@ -135,7 +132,7 @@ func scoreAction(c *cli.Context) error {
 	if rep.Baseline == nil {
 		return nil
 	}
-	regs := regressions(rep.Baseline, c.Float64("max-drop"), c.Float64("alpha"))
+	regs := metrics.Regressions(rep.Baseline.EM, rep.Baseline.F1, c.Float64("max-drop"), c.Float64("alpha"))
 	if len(regs) == 0 {
 		fmt.Fprintf(infoWriter(c), "no regression against %s (drop > %g points with p < %g)\n", rep.Baseline.Predictions, c.Float64("max-drop"), c.Float64("alpha"))
 		return nil
@@ -148,20 +145,6 @@ func scoreAction(c *cli.Context) error {
 	return nil
 }
 
-// regressions lists the metrics (EM, F1) on which the predictions fell below the baseline by more than
-// maxDrop points (of 100) with a paired-test p-value below alpha.
-func regressions(b *reports.Baseline, maxDrop, alpha float64) []string {
-	var out []string
-	for _, m := range []struct {
-		name string
-		p    metrics.Paired
-	}{{"EM", b.EM}, {"F1", b.F1}} {
-		if d := 100 * m.p.Delta.Mean; d < -maxDrop && m.p.P < alpha {
-			out = append(out, fmt.Sprintf("%s %+.2f points (p = %.4f)", m.name, d, m.p.P))
-		}
-	}
-	return out
-}
 
 // scoreFile scores one predictions file (- for stdin), printing its notes and counted warnings.
 func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
@@ -178,7 +161,7 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	fs, err := metrics.ScorePredictions(r, name, examples, func(id string) bool { return all[id] }, opts)
 	var nm *metrics.NoMatchError
 	if errors.As(err, &nm) {
-		return nil, fmt.Errorf("%w; %s (is --dataset the dataset these predictions were made for?)", err, idScheme(ds))
+		return nil, fmt.Errorf("%w; %s (is --dataset the dataset these predictions were made for?)", err, ds.IDScheme())
 	}
 	if err != nil {
 		return nil, err
@@ -196,7 +179,7 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 			shown[i] = strconv.Quote(fs.Stray[i])
 		}
 		msg := fmt.Sprintf("%s: %d prediction(s) for ids not in the dataset were not scored (first: %s)", name, n, strings.Join(shown, ", "))
-		fmt.Fprintf(errw, "warning: %s; %d of %d prediction ids match; %s\n", msg, fs.Matched, n+fs.Matched, idScheme(ds))
+		fmt.Fprintf(errw, "warning: %s; %d of %d prediction ids match; %s\n", msg, fs.Matched, n+fs.Matched, ds.IDScheme())
 		*warnings = append(*warnings, msg)
 	}
 	if fs.Outside > 0 {
@@ -208,35 +191,3 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	return fs, nil
 }
 
-// idScheme says how the ids of ds are formed, for messages about ids that do not match.
-func idScheme(ds *datasets.Dataset) string {
-	first := ""
-	if len(ds.Examples) > 0 {
-		first = fmt.Sprintf(" (the first is %q)", ds.Examples[0].ID)
-	}
-	switch ds.Layout {
-	case datasets.LayoutNQOpen:
-		return fmt.Sprintf("%s ids are zero-based row indices in file order%s", ds.Name, first)
-	case datasets.LayoutPubMedQA:
-		return fmt.Sprintf("%s ids are PubMed ids (the pubid column)%s", ds.Name, first)
-	case datasets.LayoutCustom:
-		return fmt.Sprintf("%s ids come from --id-col (default id/_id, else the zero-based row index)%s", ds.Name, first)
-	}
-	return fmt.Sprintf("%s ids are its id column (id or _id; the zero-based row index when there is none)%s", ds.Name, first)
-}
-
-// writeRecords writes the per-example scores as JSONL, atomically.
-func writeRecords(path string, recs []metrics.Record) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := atomicfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
