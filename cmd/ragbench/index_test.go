@@ -121,12 +121,13 @@ func TestIndexDenseLSA(t *testing.T) {
 func TestRetrievalEvalReal(t *testing.T) {
 	testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
 	out := filepath.Join(t.TempDir(), "hp")
-	if _, stderr, code := runCLI(t, "index", "build", "--dataset", "hotpotqa", "--out", out); code != 0 {
-		t.Fatal(stderr)
+	_, stderr, code := runCLI(t, "index", "build", "--dataset", "hotpotqa", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "dataset hotpotqa-distractor: 100 rows from ") {
+		t.Fatalf("exit %d; the build must say which dataset file it pooled: %s", code, stderr)
 	}
 	stdout, stderr, code := runCLI(t, "retrieval-eval", "--dataset", "hotpotqa", "--index", out, "--k", "5")
-	if code != 0 {
-		t.Fatal(stderr)
+	if code != 0 || !strings.Contains(stderr, "dataset hotpotqa-distractor: 100 rows from ") {
+		t.Fatalf("exit %d; retrieval-eval must say which dataset file it read: %s", code, stderr)
 	}
 	// k, AR substring, AR tokens, gold recall, gold all, n
 	want := "   5        0.6900      0.6200       0.7600     0.5800  100"

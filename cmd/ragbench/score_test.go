@@ -395,6 +395,9 @@ func TestScoreWrongDataset(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
 			out, stderr, code := runCLI(t, "score", "--dataset", tc.dataset, "--predictions", tc.preds, "--resamples", "0")
+			if !strings.Contains(stderr, " rows from "+tc.dataset) {
+				t.Errorf("score does not say which dataset file it read: %q", stderr)
+			}
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) || !strings.Contains(out, tc.stdout) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, %q and %q", code, out, stderr, tc.code, tc.stdout, tc.stderr)
 			}
