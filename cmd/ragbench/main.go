@@ -86,7 +86,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) <= 1 {
 		app.Writer = stderr
-		cli.ShowAppHelp(cli.NewContext(app, nil, nil))
+		if err := app.RunContext(ctx, []string{"ragbench", "--help"}); err != nil {
+			return err
+		}
 		return usagef("no command given")
 	}
 	if err := repeatedFlag(app, args[1:]); err != nil {

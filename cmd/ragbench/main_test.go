@@ -45,7 +45,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestUsageMessages(t *testing.T) {
 	out, stderr, _ := runCLI(t)
-	if out != "" || !strings.Contains(stderr, "USAGE") || !strings.Contains(stderr, "no command given") {
+	if out != "" || !strings.Contains(stderr, "USAGE") || !strings.Contains(stderr, "COMMANDS:") || !strings.Contains(stderr, "no command given") {
 		t.Errorf("bare ragbench: stdout %q, stderr %q; want help and the reason on stderr", out, stderr)
 	}
 	out, stderr, _ = runCLI(t, "index", "build", "--corpus", "x.tsv")
