@@ -155,6 +155,10 @@ func predictAction(c *cli.Context) error {
 		}
 	}
 
+	model := cfg.Model
+	if cfg.Backend == "offline" {
+		model = offline.Name
+	}
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	outPath := c.String("out")
 	var w io.Writer = c.App.Writer
@@ -177,10 +181,6 @@ func predictAction(c *cli.Context) error {
 		hash, err := set.Hash()
 		if err != nil {
 			return err
-		}
-		model := cfg.Model
-		if cfg.Backend == "offline" {
-			model = offline.Name
 		}
 		settings := predict.Settings{"backend": cfg.Backend, "model": model,
 			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
@@ -208,10 +208,6 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	model := cfg.Model
-	if cfg.Backend == "offline" {
-		model = offline.Name
-	}
 	label := describeBackend(cfg)
 	switch {
 	case cfg.Backend == "offline":
