@@ -145,7 +145,6 @@ func scoreAction(c *cli.Context) error {
 	return nil
 }
 
-
 // scoreFile scores one predictions file (- for stdin), printing its notes and counted warnings.
 func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
 	var r io.Reader = c.App.Reader
@@ -190,4 +189,3 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	}
 	return fs, nil
 }
-
