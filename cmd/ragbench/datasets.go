@@ -185,7 +185,7 @@ func datasetsBench(c *cli.Context) error {
 		return usagef("bench: -n must be at least 1")
 	}
 	lt, err := datasets.TimeLoads(c.Context, spec, opts, n, func(lt datasets.LoadTimes) {
-		fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
+		fmt.Fprintf(infoWriter(c), "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
 	})
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func datasetsImport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "imported %d rows from %s into %s\n", n, in, out)
+	fmt.Fprintf(infoWriter(c), "imported %d rows from %s into %s\n", n, in, out)
 	return nil
 }
 
@@ -233,7 +233,7 @@ func datasetsFetch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f := datasets.NewFetcher(c.App.ErrWriter)
+	f := datasets.NewFetcher(infoWriter(c))
 	repo, dir, split := c.String("repo"), c.String("dir"), c.String("split")
 	var dest string
 	var res []datasets.FetchResult
@@ -260,6 +260,6 @@ func datasetsFetch(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.Writer, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "%s: %d file(s) in %s\n", name, len(res), dest)
+	fmt.Fprintf(infoWriter(c), "%s: %d file(s) in %s\n", name, len(res), dest)
 	return nil
 }

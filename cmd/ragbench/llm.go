@@ -257,7 +257,7 @@ func llmComplete(c *cli.Context) error {
 	printResponse(w, resp)
 	if g.Cache != nil {
 		s := g.Cache.Stats()
-		fmt.Fprintf(c.App.ErrWriter, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
+		fmt.Fprintf(infoWriter(c), "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
 	}
 	return nil
 }

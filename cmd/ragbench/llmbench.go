@@ -15,7 +15,9 @@ func llmBench(c *cli.Context) error {
 		return usagef("bench takes no arguments")
 	}
 	bc := llm.BenchConfig{Requests: c.Int("requests"), Workers: c.Int("workers"), MaxTokens: c.Int("max-tokens"),
-		Logprobs: c.Int("logprobs"), Chat: c.Bool("chat"), Progress: c.App.ErrWriter}
+		Logprobs: c.Int("logprobs"), Chat: c.Bool("chat")}
+	progress, done := progressWriter(c, true)
+	bc.Progress = progress
 	if err := bc.Validate(); err != nil {
 		return usagef("--requests and --workers must be positive")
 	}
@@ -24,8 +26,9 @@ func llmBench(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	fmt.Fprintf(c.App.ErrWriter, "bench: %d requests from %d workers against %s \n", bc.Requests, bc.Workers, describeBackend(cfg))
+	fmt.Fprintf(infoWriter(c), "bench: %d requests from %d workers against %s\n", bc.Requests, bc.Workers, describeBackend(cfg))
 	res, err := llm.Bench(c.Context, g, bc)
+	done()
 	if err != nil {
 		return err
 	}

@@ -151,7 +151,7 @@ func setUsageHandler(c *cli.Command) {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "verbose", Usage: "also print internal detail on stderr (spill and merge lines, per-phase timings)"},
-		&cli.BoolFlag{Name: "quiet", Usage: "print only errors on stderr (no progress, no notes)"},
+		&cli.BoolFlag{Name: "quiet", Usage: "print only warnings and errors on stderr (no progress, no notes)"},
 	}
 }
 

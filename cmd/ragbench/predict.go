@@ -98,7 +98,7 @@ func predictAction(c *cli.Context) error {
 	if c.Int("max-tokens") < 1 {
 		return usagef("--max-tokens must be at least 1")
 	}
-	stderr := c.App.ErrWriter
+	stderr := infoWriter(c)
 	cfg, err := llmConfig(c)
 	if err != nil {
 		return err

@@ -167,10 +167,10 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	}
 	errw := c.App.ErrWriter
 	if fs.Null > 0 {
-		fmt.Fprintf(errw, "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
 	}
 	if fs.Errored > 0 {
-		fmt.Fprintf(errw, "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
 	}
 	if n := len(fs.Stray); n > 0 {
 		shown := make([]string, min(n, 5))
@@ -182,10 +182,10 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 		*warnings = append(*warnings, msg)
 	}
 	if fs.Outside > 0 {
-		fmt.Fprintf(errw, "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
 	}
 	if fs.Summary.Missing > 0 {
-		fmt.Fprintf(errw, "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
 	}
 	return fs, nil
 }

@@ -392,6 +392,10 @@ func TestScoreWrongDataset(t *testing.T) {
 		{hotpot, partial, 0, "1 of 2 prediction ids match", "| 100 | 99 |", "some stray ids: a counted warning, and the rest is scored"},
 		{hotpot, null, 0, "1 null prediction(s) count as missing", "| 100 | 99 |", "a null prediction is missing, not an empty answer"},
 	}
+	_, stderr, _ := runCLI(t, "score", "--quiet", "--dataset", hotpot, "--predictions", partial, "--resamples", "0")
+	if strings.Contains(stderr, "note:") || strings.Contains(stderr, "rows from") || !strings.Contains(stderr, "warning:") {
+		t.Errorf("--quiet must drop notes and keep warnings: %q", stderr)
+	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
 			out, stderr, code := runCLI(t, "score", "--dataset", tc.dataset, "--predictions", tc.preds, "--resamples", "0")
