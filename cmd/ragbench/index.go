@@ -18,6 +18,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -176,7 +177,8 @@ func indexBuild(c *cli.Context) error {
 		BM25: bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
 			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
 		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
-			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
+			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim"),
+				OnRetry: retry.Printer(c.App.ErrWriter)}},
 		Force: c.Bool("force")}
 	switch {
 	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
