@@ -14,7 +14,7 @@ import (
 
 // datasetFlag is the --dataset flag of the commands that load one.
 func datasetFlag() cli.Flag {
-	return &cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `SPEC`: a name (NAME@data|cache|shared picks a copy), a parquet or JSONL file or directory, or a custom spec (required)"}
+	return &cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset `SPEC`: a name (NAME@data|cache|shared picks a copy), a parquet or JSONL file or directory, or a custom spec"}
 }
 
 // datasetFlags select a subset of a dataset and, for a custom dataset, its columns: every command that
