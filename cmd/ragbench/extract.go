@@ -38,7 +38,7 @@ var extractGenerator = func(c *cli.Context) (llm.Generator, func() error, error)
 		return nil, nil, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, usagef("%v", err)
+		return nil, nil, usagef("%s", llmKeysAsFlags.Replace(err.Error()))
 	}
 	client, err := llm.New(cfg)
 	if err != nil {

@@ -74,10 +74,16 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("%v", err)
+		return cfg, usagef("%s", llmKeysAsFlags.Replace(err.Error()))
 	}
 	return cfg, nil
 }
+
+// llmKeysAsFlags rewrites llm.Config's messages, which name config-file keys, with the flags the user
+// typed.
+var llmKeysAsFlags = strings.NewReplacer("llm.base_url", "--base-url", "llm.model", "--model", "llm.backend", "--backend",
+	"llm.cache.mode", "--cache-mode", "llm.cache.path", "--cache", "llm.concurrency, rpm, tpm and max_tokens", "--workers, --rpm, --tpm and --max-tokens",
+	"llm durations", "--timeout")
 
 // checkLLMFlags reports what an LLM connection lacks in terms of the flags and environment variables
 // the user sets (llm.Config.Validate speaks of config-file keys).

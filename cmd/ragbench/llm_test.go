@@ -80,6 +80,7 @@ func TestLLMErrorsNameTheFlags(t *testing.T) {
 		{[]string{"llm", "ping"}, "needs --model (or $OPENAI_MODEL)"},
 		{[]string{"llm", "ping", "--base-url", "http://127.0.0.1:1/v1"}, "needs --model (or $OPENAI_MODEL)"},
 		{[]string{"llm", "ping", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--cache-mode", "read"}, "--cache-mode read needs --cache FILE"},
+		{[]string{"llm", "ping", "--base-url", "ftp://127.0.0.1:1/v1", "--model", "m"}, "--base-url \"ftp://127.0.0.1:1/v1\": scheme must be http or https"},
 	}
 	for _, tc := range cases {
 		_, stderr, code := runCLI(t, tc.args...)
