@@ -40,6 +40,9 @@ func TestIndexBuildAndSearch(t *testing.T) {
 	if strings.Contains(stderr, "spill") || strings.Contains(stderr, "merge") {
 		t.Errorf("the default build output shows internals:\n%s", stderr)
 	}
+	if _, verbose, _ := runCLI(t, "index", "build", "--verbose", "--force", "--corpus", corpus, "--out", out); !strings.Contains(verbose, "bm25: spilled run") {
+		t.Errorf("--verbose must show the builder's internals:\n%s", verbose)
+	}
 	stdout, _, code = runCLI(t, "search", "--index", out, "--query", "capital of France", "--k", "1", "--show", "text")
 	if got := strings.Split(stdout, "\n"); code != 0 || len(got) != 4 || got[0] != "# 1: capital of France" || !strings.HasPrefix(got[1], "1. d3  0.") ||
 		!strings.HasSuffix(got[1], "  Paris") || got[2] != "   Paris is the capital of France." {
