@@ -173,3 +173,11 @@ func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextU
 func (m *RAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
 	return answerWithContext(ctx, m, env, ex, m.cfg.MaxTokens, m.cfg.FinishOptions)
 }
+
+// CheckEnv implements EnvChecker: the retrievers the baseline names must all be configured.
+func (m *RAG) CheckEnv(env Env) error {
+	if err := env.Need(m.name, "generator"); err != nil {
+		return err
+	}
+	return needRetrievers(m.name, env, m.cfg.Retrievers)
+}

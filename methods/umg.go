@@ -405,3 +405,12 @@ func ContextAnswerRecall(units []ContextUnit, answers []string) float64 {
 	}
 	return 0
 }
+
+// CheckEnv implements EnvChecker: the unit store and every expert × granularity retriever must be
+// configured, so a run missing one fails before its first question.
+func (m *UMG) CheckEnv(env Env) error {
+	if err := env.Need(m.name, "generator", "units"); err != nil {
+		return err
+	}
+	return needRetrievers(m.name, env, m.Pairs())
+}
