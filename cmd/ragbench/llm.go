@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -176,26 +174,11 @@ func llmPing(c *cli.Context) error {
 	start := time.Now()
 	resp, err := g.Generate(c.Context, req)
 	if err != nil {
-		return fmt.Errorf("ping %s: %w", describeBackend(cfg), err)
+		return fmt.Errorf("ping %s: %w", cfg.Describe(), err)
 	}
 	fmt.Fprintf(c.App.Writer, "ok %s: model %q answered %q in %v (retries %d, cached %v, usage %s)\n",
-		describeBackend(cfg), resp.Model, resp.Text, time.Since(start).Round(time.Millisecond), resp.Retries, resp.Cached, usageString(resp.Usage))
+		cfg.Describe(), resp.Model, resp.Text, time.Since(start).Round(time.Millisecond), resp.Retries, resp.Cached, resp.Usage.Describe())
 	return nil
-}
-
-func describeBackend(cfg llm.Config) string {
-	if cfg.Backend != "openai" {
-		return "backend " + cfg.Backend
-	}
-	return fmt.Sprintf("backend openai at %s", llm.RedactURL(cfg.BaseURL))
-}
-
-func usageString(u llm.Usage) string {
-	s := fmt.Sprintf("prompt %d, completion %d", u.PromptTokens, u.CompletionTokens)
-	if u.Estimated {
-		s += " (estimated: the server reported none)"
-	}
-	return s
 }
 
 func llmComplete(c *cli.Context) error {
@@ -252,7 +235,7 @@ func llmComplete(c *cli.Context) error {
 	}
 	resp, err := g.Generate(c.Context, req)
 	if err != nil {
-		return fmt.Errorf("complete with %s: %w", describeBackend(cfg), err)
+		return fmt.Errorf("complete with %s: %w", cfg.Describe(), err)
 	}
 	w := c.App.Writer
 	if format == "json" {
@@ -260,38 +243,15 @@ func llmComplete(c *cli.Context) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(resp)
 	}
-	printResponse(w, resp)
-	if g.Cache != nil {
-		s := g.Cache.Stats()
-		fmt.Fprintf(infoWriter(c), "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
-	}
+	resp.WriteText(w)
+	printCache(infoWriter(c), g, cfg)
 	return nil
 }
 
-func printResponse(w io.Writer, resp llm.Response) {
-	fmt.Fprintf(w, "text: %q\n", resp.Text)
-	fmt.Fprintf(w, "model: %s  finish: %s  latency: %v  retries: %d  cached: %v\n", resp.Model, resp.FinishReason, resp.Latency.Round(time.Millisecond), resp.Retries, resp.Cached)
-	fmt.Fprintf(w, "usage: %s\n", usageString(resp.Usage))
-	if len(resp.Tokens) == 0 {
-		fmt.Fprintln(w, "tokens: none (no log-probabilities asked for, or the server returned none)")
-		return
+// printCache writes the cache's hit, miss and write counts to w (nothing without a cache).
+func printCache(w io.Writer, g *llm.Client, cfg llm.Config) {
+	if g.Cache != nil {
+		s := g.Cache.Stats()
+		fmt.Fprintf(w, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
 	}
-	fmt.Fprintf(w, "tokens: %d\n", len(resp.Tokens))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\ttoken\tlogprob\tp\ttop alternatives")
-	for i, t := range resp.Tokens {
-		var alts []string
-		for _, a := range t.Top {
-			alts = append(alts, fmt.Sprintf("%q %.3f", a.Text, a.Logprob))
-		}
-		fmt.Fprintf(tw, "%d\t%q\t%.4f\t%.3f\t%s\n", i, t.Text, t.Logprob, expProb(t.Logprob), strings.Join(alts, ", "))
-	}
-	tw.Flush()
-}
-
-func expProb(lp float64) float64 {
-	if lp <= llm.UnknownLogprob {
-		return 0
-	}
-	return math.Exp(lp)
 }

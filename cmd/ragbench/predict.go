@@ -208,7 +208,7 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	label := describeBackend(cfg)
+	label := cfg.Describe()
 	switch {
 	case cfg.Backend == "offline":
 		label = offline.Name
@@ -255,10 +255,7 @@ func predictAction(c *cli.Context) error {
 		where = outPath
 	}
 	fmt.Fprintf(stderr, "predict: wrote %d record(s) to %s in %v (%s); %d failed\n", st.Written, where, st.Elapsed.Round(1e6), label, st.Failed)
-	if g.Cache != nil {
-		s := g.Cache.Stats()
-		fmt.Fprintf(stderr, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
-	}
+	printCache(stderr, g, cfg)
 	if runErr != nil {
 		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(ids), runErr)
 	}
