@@ -78,7 +78,7 @@ func compareAction(c *cli.Context) error {
 	})
 	var mis *reports.MismatchError
 	if errors.As(err, &mis) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/cliutil"
 )
 
 func init() {
@@ -34,7 +36,7 @@ func init() {
 				Name:      "inspect",
 				Usage:     "print row count, columns and types, answer-length statistics and one example",
 				ArgsUsage: "SPEC",
-				Flags:     append(datasetFlags(), formatFlags("text", "json")...),
+				Flags:     append(datasetFlags(), cliutil.FormatFlags("text", "json")...),
 				Action:    datasetsInspect,
 			},
 			{
@@ -57,7 +59,7 @@ func init() {
 				ArgsUsage: "IN OUT.parquet",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "from", Usage: "input `FORMAT` (required): " + strings.Join(datasets.ImportFormats, ", ")},
-					oldFlag("format", "from"),
+					cliutil.OldFlag("format", "from"),
 					&cli.StringFlag{Name: "aliases", Usage: "2wiki: id_aliases.json (JSON lines) to fill answer_aliases"},
 				},
 				Action: datasetsImport,
@@ -118,16 +120,16 @@ func datasetsList(c *cli.Context) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(infoWriter(c), "* = the copy a bare name loads; NAME@SOURCE (e.g. hotpotqa@shared) picks another")
+	fmt.Fprintln(cliutil.InfoWriter(c), "* = the copy a bare name loads; NAME@SOURCE (e.g. hotpotqa@shared) picks another")
 	return nil
 }
 
 func datasetsInspect(c *cli.Context) error {
-	spec, err := oneArg(c, "SPEC")
+	spec, err := cliutil.OneArg(c, "SPEC")
 	if err != nil {
 		return err
 	}
-	format, err := outputFormat(c, "text", "json")
+	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func datasetsInspect(c *cli.Context) error {
 }
 
 func datasetsExport(c *cli.Context) error {
-	spec, err := oneArg(c, "SPEC")
+	spec, err := cliutil.OneArg(c, "SPEC")
 	if err != nil {
 		return err
 	}
@@ -172,7 +174,7 @@ func datasetsExport(c *cli.Context) error {
 }
 
 func datasetsBench(c *cli.Context) error {
-	spec, err := oneArg(c, "SPEC")
+	spec, err := cliutil.OneArg(c, "SPEC")
 	if err != nil {
 		return err
 	}
@@ -185,7 +187,7 @@ func datasetsBench(c *cli.Context) error {
 		return usagef("bench: -n must be at least 1")
 	}
 	lt, err := datasets.TimeLoads(c.Context, spec, opts, n, func(lt datasets.LoadTimes) {
-		fmt.Fprintf(infoWriter(c), "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
+		fmt.Fprintf(cliutil.InfoWriter(c), "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
 	})
 	if err != nil {
 		return err
@@ -205,7 +207,7 @@ func datasetsImport(c *cli.Context) error {
 	if err := pathcheck.Distinct(out, in, c.String("aliases")); err != nil {
 		return usagef("import: %v", err)
 	}
-	format, err := renamed(c, "from", "format")
+	format, err := cliutil.Renamed(c, "from", "format")
 	if err != nil {
 		return err
 	}
@@ -224,16 +226,16 @@ func datasetsImport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(infoWriter(c), "imported %d rows from %s into %s\n", n, in, out)
+	fmt.Fprintf(cliutil.InfoWriter(c), "imported %d rows from %s into %s\n", n, in, out)
 	return nil
 }
 
 func datasetsFetch(c *cli.Context) error {
-	name, err := oneArg(c, "NAME")
+	name, err := cliutil.OneArg(c, "NAME")
 	if err != nil {
 		return err
 	}
-	f := datasets.NewFetcher(infoWriter(c))
+	f := datasets.NewFetcher(cliutil.InfoWriter(c))
 	repo, dir, split := c.String("repo"), c.String("dir"), c.String("split")
 	var dest string
 	var res []datasets.FetchResult
@@ -260,6 +262,6 @@ func datasetsFetch(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.Writer, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
 	}
-	fmt.Fprintf(infoWriter(c), "%s: %d file(s) in %s\n", name, len(res), dest)
+	fmt.Fprintf(cliutil.InfoWriter(c), "%s: %d file(s) in %s\n", name, len(res), dest)
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/cliutil"
 )
 
 // elasticFlags are shared by the elastic subcommands. Credentials are read from the environment only
@@ -83,7 +85,7 @@ func init() {
 					if _, err := elastic.New(cfg); err != nil {
 						return usagef("%v", err)
 					}
-					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), infoWriter(c), elastic.IndexOptions{
+					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), cliutil.InfoWriter(c), elastic.IndexOptions{
 						Checkpoint: c.String("checkpoint"), Restart: c.Bool("restart"), Create: c.Bool("create"), MaxDocs: c.Int64("max-docs"),
 					})
 				},
@@ -134,7 +136,7 @@ func elasticSearch(c *cli.Context) error {
 			}
 		}
 		if len(qs) > batch {
-			fmt.Fprintf(infoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
+			fmt.Fprintf(cliutil.InfoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
 		}
 	}
 	return out.flush()

@@ -11,6 +11,8 @@ import (
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/cliutil"
 )
 
 // extractGenerator builds the generator of the LLM-prompted extractor from the command's connection
@@ -75,7 +77,7 @@ func init() {
 			&cli.StringFlag{Name: "backend", Value: "rule", Usage: "rule (offline) or llm"},
 			templatesDirFlag(),
 			&cli.StringFlag{Name: "prompt-format", Value: "raw", Usage: "llm backend: raw (completions), chat, or chatml (Qwen chat template in a raw prompt)"},
-			formatFlags("text", "json")[0], formatFlags("text", "json")[1],
+			cliutil.FormatFlags("text", "json")[0], cliutil.FormatFlags("text", "json")[1],
 		}, extractLLMFlags()...),
 		Action: runExtract,
 	})
@@ -102,11 +104,11 @@ func runExtract(c *cli.Context) error {
 		if c.IsSet("prompt-format") {
 			return usagef("extract: --format %s is the old name of --prompt-format; give --prompt-format only", f)
 		}
-		fmt.Fprintf(infoWriter(c), "note: --format %s is deprecated here; it is now --prompt-format %s\n", f, f)
+		fmt.Fprintf(cliutil.InfoWriter(c), "note: --format %s is deprecated here; it is now --prompt-format %s\n", f, f)
 		promptFormat = f
 		c.Set("format", "text")
 	}
-	format, err := outputFormat(c, "text", "json")
+	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/internal/progress"
 )
 
 // datasetFlag is the --dataset flag of the commands that load one.
@@ -88,7 +87,7 @@ func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error)
 // announce prints which files a dataset came from, its row count and the selection, and its first
 // load warnings, on stderr (nothing with --quiet).
 func announce(c *cli.Context, ds *datasets.Dataset, selected int) {
-	w := infoWriter(c)
+	w := cliutil.InfoWriter(c)
 	files := "(no files)"
 	if len(ds.Files) > 0 {
 		files = ds.Files[0]
@@ -117,95 +116,4 @@ func printWarnings(w io.Writer, ws []datasets.Warning) {
 		}
 		fmt.Fprintf(w, "  %s\n", x)
 	}
-}
-
-// oneArg returns the single positional argument of c, named what in errors.
-func oneArg(c *cli.Context, what string) (string, error) {
-	if c.NArg() != 1 {
-		for _, a := range c.Args().Slice()[min(1, c.NArg()):] {
-			if strings.HasPrefix(a, "-") {
-				return "", usagef("%s: flags go before %s (got %q after it)", c.Command.Name, what, a)
-			}
-		}
-		return "", usagef("%s: want one argument %s, got %d", c.Command.Name, what, c.NArg())
-	}
-	return c.Args().First(), nil
-}
-
-// infoWriter is where progress and summary notes go: stderr, or nowhere with --quiet.
-func infoWriter(c *cli.Context) io.Writer {
-	if c.Bool("quiet") {
-		return io.Discard
-	}
-	return c.App.ErrWriter
-}
-
-// verboseWriter is where internal detail (spill and merge lines, per-phase timings) goes: stderr with
-// --verbose, else nowhere.
-func verboseWriter(c *cli.Context) io.Writer {
-	if c.Bool("verbose") && !c.Bool("quiet") {
-		return c.App.ErrWriter
-	}
-	return io.Discard
-}
-
-// formatFlags are --format, the output format (one of values; the first is the default), and the
-// hidden --json kept for scripts (= --format json).
-func formatFlags(values ...string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: values[0], Usage: "output format: " + strings.Join(values, ", ")},
-		&cli.BoolFlag{Name: "json", Hidden: true, Usage: "deprecated: --format json"},
-	}
-}
-
-// outputFormat returns the --format of formatFlags, checked against values.
-func outputFormat(c *cli.Context, values ...string) (string, error) {
-	f := c.String("format")
-	if c.Bool("json") {
-		if c.IsSet("format") && f != "json" {
-			return "", usagef("--json and --format %s disagree; give --format only", f)
-		}
-		f = "json"
-	}
-	if !slices.Contains(values, f) {
-		return "", usagef("--format %q: want %s", f, strings.Join(values, ", "))
-	}
-	return f, nil
-}
-
-// oldFlag is a hidden string flag keeping a renamed flag's old name working.
-func oldFlag(old, now string) cli.Flag {
-	return &cli.StringFlag{Name: old, Hidden: true, Usage: "deprecated: --" + now}
-}
-
-// renamed returns the value of the string flag now, or of its old name old (see oldFlag), with a
-// deprecation note on stderr; giving both is a usage error.
-func renamed(c *cli.Context, now, old string) (string, error) {
-	if !c.IsSet(old) {
-		return c.String(now), nil
-	}
-	if c.IsSet(now) {
-		return "", usagef("--%s is the old name of --%s; give --%s only", old, now, now)
-	}
-	fmt.Fprintf(infoWriter(c), "note: --%s is deprecated here; it is now --%s\n", old, now)
-	return c.String(old), nil
-}
-
-// progressWriter is where a command's progress lines go: every line with --verbose; on a terminal
-// (and not --quiet) one status line rewritten in place, with an ETA when the line counts "n/N";
-// elsewhere (a log file) every line when the lines are user-level progress (logged), else nowhere
-// (builder internals). done clears the status line; call it before printing the summary.
-func progressWriter(c *cli.Context, logged bool) (w io.Writer, done func()) {
-	switch {
-	case c.Bool("quiet"):
-		return io.Discard, func() {}
-	case c.Bool("verbose"):
-		return c.App.ErrWriter, func() {}
-	case !isTerminal(c.App.ErrWriter) && logged:
-		return c.App.ErrWriter, func() {}
-	case !isTerminal(c.App.ErrWriter):
-		return io.Discard, func() {}
-	}
-	s := progress.New(c.App.ErrWriter)
-	return s, s.Clear
 }

@@ -10,13 +10,15 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/trec"
 )
 
 // searchFlags are the query and output flags of the commands that search (search, elastic search).
 func searchFlags(tag string) []cli.Flag {
-	return append(formatFlags("trec", "text", "json"),
+	return append(cliutil.FormatFlags("trec", "text", "json"),
 		&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "one query (qid 1)"},
 		&cli.StringFlag{Name: "queries", Usage: "queries file: TSV (qid<TAB>query), JSONL ({id|qid|_id, query|question|text}) or one query per line (qid = its position)"},
 		&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
@@ -63,7 +65,7 @@ func newHitWriter(c *cli.Context) (*hitWriter, error) {
 			c.Set("format", "text")
 		}
 	}
-	format, err := outputFormat(c, "trec", "text", "json")
+	format, err := cliutil.OutputFormat(c, "trec", "text", "json")
 	if err != nil {
 		return nil, err
 	}

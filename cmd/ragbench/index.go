@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
@@ -35,7 +37,7 @@ func init() {
 					Flags: withDataset(
 						&cli.StringFlag{Name: "kind", Value: "bm25", Usage: "bm25 or dense"},
 						&cli.StringFlag{Name: "corpus", Usage: "corpus file or folder (DPR TSV, BEIR/Pyserini JSONL, parquet, dir of .txt); or --dataset SPEC to index a dataset's pooled contexts"},
-						corpusFormatFlag(), oldFlag("format", "corpus-format"),
+						corpusFormatFlag(), cliutil.OldFlag("format", "corpus-format"),
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
 						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
 						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
@@ -92,7 +94,7 @@ func init() {
 			Flags: append(withDataset(
 				&cli.StringFlag{Name: "k", Value: "1,5,10,20", Usage: "cut-offs"},
 				&cli.StringFlag{Name: "nq-oracle", Usage: "NQ-open oracle file (Lost in the Middle nq-open-oracle.jsonl.gz) giving NQ gold passages (default: raw/nq_docs/ in the data directory, when present)"},
-			), append(formatFlags("text", "json"), indexFlags()...)...),
+			), append(cliutil.FormatFlags("text", "json"), indexFlags()...)...),
 			Action: retrievalEval,
 		},
 	)
@@ -135,7 +137,7 @@ func corpusFormatFlag() cli.Flag {
 
 // openSource opens the documents of --corpus (with --corpus-format or --columns) or --dataset.
 func openSource(c *cli.Context) (*corpus.Source, error) {
-	format, err := renamed(c, "corpus-format", "format")
+	format, err := cliutil.Renamed(c, "corpus-format", "format")
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 	}
 	if st := src.Stats; src.Loaded != nil {
 		announce(c, src.Loaded, len(src.Loaded.Examples))
-		fmt.Fprintf(infoWriter(c), "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
+		fmt.Fprintf(cliutil.InfoWriter(c), "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
 			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
 	}
 	return src, nil
@@ -202,7 +204,7 @@ func indexBuild(c *cli.Context) error {
 		return err
 	}
 	var done func()
-	cfg.Progress, done = progressWriter(c, false)
+	cfg.Progress, done = cliutil.ProgressWriter(c, false)
 	return index.Build(c.Context, src, cfg, func(b index.Built) {
 		done()
 		if m := b.BM25; m != nil {
@@ -234,7 +236,7 @@ func openIndex(c *cli.Context) (*openedIndex, error) {
 		cfg.BM25.B = &b
 	}
 	if err := cfg.Defaults().Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	ix, err := index.Open(c.Context, cfg)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -282,7 +284,7 @@ func search(c *cli.Context) error {
 			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
-			fmt.Fprintf(infoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
+			fmt.Fprintf(cliutil.InfoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
 	return out.flush()
@@ -297,7 +299,7 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	format, err := outputFormat(c, "text", "json")
+	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}
@@ -323,7 +325,7 @@ func retrievalEval(c *cli.Context) error {
 		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
 			return err
 		}
-		fmt.Fprintf(infoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
+		fmt.Fprintf(cliutil.InfoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
 	for ei, ex := range ds.Examples {
 		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
@@ -336,7 +338,7 @@ func retrievalEval(c *cli.Context) error {
 		}
 		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
 		if (ei+1)%1000 == 0 {
-			fmt.Fprintf(infoWriter(c), "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
+			fmt.Fprintf(cliutil.InfoWriter(c), "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
 		}
 	}
 	rows, n := eval.Rows(), eval.Examples()
@@ -367,7 +369,7 @@ func indexBench(c *cli.Context) error {
 		return usagef("index bench: %v", err)
 	}
 	var done func()
-	cfg.Log, done = progressWriter(c, false)
+	cfg.Log, done = cliutil.ProgressWriter(c, false)
 	rep, err := bm25bench.Run(c.Context, cfg)
 	done()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/internal/retry"
 )
@@ -118,7 +120,7 @@ func init() {
 				Name:      "complete",
 				Usage:     "complete a prompt; print the text, usage and per-token log-probabilities",
 				ArgsUsage: "[PROMPT] (or --prompt; - reads standard input)",
-				Flags: append(append(llmFlags(), formatFlags("text", "json")...),
+				Flags: append(append(llmFlags(), cliutil.FormatFlags("text", "json")...),
 					&cli.StringFlag{Name: "prompt", Usage: "the prompt (raw text for completions; the user message with --chat)"},
 					&cli.StringFlag{Name: "system", Usage: "system message (with --chat)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 64, Usage: "maximum completion tokens"},
@@ -182,7 +184,7 @@ func llmPing(c *cli.Context) error {
 }
 
 func llmComplete(c *cli.Context) error {
-	format, err := outputFormat(c, "text", "json")
+	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}
@@ -244,7 +246,7 @@ func llmComplete(c *cli.Context) error {
 		return enc.Encode(resp)
 	}
 	resp.WriteText(w)
-	printCache(infoWriter(c), g, cfg)
+	printCache(cliutil.InfoWriter(c), g, cfg)
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/harness/llm"
 )
 
@@ -15,7 +17,7 @@ func llmBench(c *cli.Context) error {
 	}
 	bc := llm.BenchConfig{Requests: c.Int("requests"), Workers: c.Int("workers"), MaxTokens: c.Int("max-tokens"),
 		Logprobs: c.Int("logprobs"), Chat: c.Bool("chat")}
-	progress, done := progressWriter(c, true)
+	progress, done := cliutil.ProgressWriter(c, true)
 	bc.Progress = progress
 	if err := bc.Validate(); err != nil {
 		return usagef("--requests and --workers must be positive")
@@ -25,7 +27,7 @@ func llmBench(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	fmt.Fprintf(infoWriter(c), "bench: %d requests from %d workers against %s\n", bc.Requests, bc.Workers, cfg.Describe())
+	fmt.Fprintf(cliutil.InfoWriter(c), "bench: %d requests from %d workers against %s\n", bc.Requests, bc.Workers, cfg.Describe())
 	res, err := llm.Bench(c.Context, g, bc)
 	done()
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/ngram/ngrambench"
@@ -44,7 +46,7 @@ func init() {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus path"},
-					corpusFormatFlag(), oldFlag("format", "corpus-format"),
+					corpusFormatFlag(), cliutil.OldFlag("format", "corpus-format"),
 					&cli.StringFlag{Name: "text-column", Usage: "parquet: the text column (dotted path for nested)"},
 					&cli.StringFlag{Name: "title-column", Usage: "parquet: the title column"},
 					&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to create"},
@@ -119,7 +121,7 @@ func init() {
 					&cli.BoolFlag{Name: "stream", Usage: "feed the build from the generator directly (text generation inside the timed build) instead of from a corpus file written first"},
 					&cli.StringFlag{Name: "dir", Usage: "where to build (default: a temporary directory, removed after)"},
 					&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build here"},
-					formatFlags("text", "json")[0], formatFlags("text", "json")[1],
+					cliutil.FormatFlags("text", "json")[0], cliutil.FormatFlags("text", "json")[1],
 				},
 				Action: ngramBench,
 			},
@@ -131,7 +133,7 @@ func ngramBuild(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("ngram build takes no arguments, got %q", c.Args().Slice())
 	}
-	format, err := renamed(c, "corpus-format", "format")
+	format, err := cliutil.Renamed(c, "corpus-format", "format")
 	if err != nil {
 		return err
 	}
@@ -145,7 +147,7 @@ func ngramBuild(c *cli.Context) error {
 		Force:       c.Bool("force"),
 	}
 	var done func()
-	opt.Progress, done = progressWriter(c, false)
+	opt.Progress, done = cliutil.ProgressWriter(c, false)
 	path := c.String("corpus")
 	var r corpus.Reader
 	if c.String("text-column") != "" || c.String("title-column") != "" {
@@ -181,7 +183,7 @@ func openCounter(c *cli.Context) (*ngram.Source, error) {
 		return nil, usagef("give --index DIR, --api or --quco-cache FILE")
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	src, err := ngram.Open(c.Context, cfg)
 	if err != nil {
@@ -213,7 +215,7 @@ func ngramCount(c *cli.Context) error {
 			}
 			ids, err := parseIDs(q)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			res = ngram.Result{Count: src.Index.CountIDs(ids)}
 		} else {
@@ -269,7 +271,7 @@ func ngramNTD(c *cli.Context) error {
 	var ids []uint32
 	if c.Bool("ids") {
 		if ids, err = parseIDs(c.Args().First()); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 	} else {
 		var known bool
@@ -318,7 +320,7 @@ func ngramServe(c *cli.Context) error {
 	}
 	mode, err := ngram.ParseMode(c.String("mode"))
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	ix, err := ngram.OpenIndex(c.String("index"), ngram.OpenOptions{TokenWidth: c.Int("token-width"), Verify: c.Bool("verify")})
 	if err != nil {
@@ -371,11 +373,11 @@ func ngramBench(c *cli.Context) error {
 		ShardTokens: c.Int("shard-tokens"),
 		Peer:        !c.Bool("no-peer"),
 		Dir:         c.String("dir"),
-		Progress:    verboseWriter(c),
+		Progress:    cliutil.VerboseWriter(c),
 		CPUProfile:  c.String("cpuprofile"),
 		Stream:      c.Bool("stream"),
 	}
-	format, err := outputFormat(c, "text", "json")
+	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/offline"
@@ -98,7 +100,7 @@ func predictAction(c *cli.Context) error {
 	if c.Int("max-tokens") < 1 {
 		return usagef("--max-tokens must be at least 1")
 	}
-	stderr := infoWriter(c)
+	stderr := cliutil.InfoWriter(c)
 	cfg, err := llmConfig(c)
 	if err != nil {
 		return err
@@ -226,7 +228,7 @@ func predictAction(c *cli.Context) error {
 	for _, s := range c.StringSlice("stop") {
 		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
 	}
-	progress, done := progressWriter(c, true)
+	progress, done := cliutil.ProgressWriter(c, true)
 	opts := predict.Options{
 		Generator: g,
 		Request:   req,

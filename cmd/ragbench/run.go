@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/cliutil"
 
 	"github.com/ragbench/ragbench/harness/runner"
 )
@@ -43,7 +39,7 @@ Ctrl-C or a kill leaves a consistent directory. See docs/runner.md.`,
 }
 
 func runAction(c *cli.Context) error {
-	c, err := interspersed(c)
+	c, err := cliutil.Interspersed(c)
 	if err != nil {
 		return usagef("run: %v", err)
 	}
@@ -61,9 +57,9 @@ func runAction(c *cli.Context) error {
 	stderr := c.App.ErrWriter
 	o := runner.Options{
 		Out: c.String("out"), Shard: k, Shards: n,
-		Progress: stderr, TTY: isTerminal(stderr), ProgressEvery: c.Duration("progress-every"),
+		Progress: stderr, TTY: cliutil.IsTerminal(stderr), ProgressEvery: c.Duration("progress-every"),
 		Pilot:   c.Int("pilot"),
-		Version: version, GitCommit: gitCommit(),
+		Version: version, GitCommit: cliutil.GitCommit(),
 	}
 	if c.Bool("dry-run") {
 		return runner.DryRun(c.Context, cfg, o, c.App.Writer)
@@ -104,77 +100,4 @@ func loadRunConfig(path string, sets []string, limit int) (runner.Config, error)
 		}
 	}
 	return cfg, nil
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// gitCommit returns the commit the binary was built from (from the build info, else from git in the
-// working directory), with "-dirty" for a modified tree, or "unknown".
-func gitCommit() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if rev != "" {
-			if dirty {
-				rev += "-dirty"
-			}
-			return rev
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// interspersed parses flags written after the positional argument (ragbench run CONFIG --limit 5),
-// which urfave/cli leaves in the arguments, and returns a context that sees them.
-func interspersed(c *cli.Context) (*cli.Context, error) {
-	if c.NArg() <= 1 {
-		return c, nil
-	}
-	args := c.Args().Slice()
-	set := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range c.Command.Flags {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
-	var pos, rest []string
-	for len(args) > 0 {
-		if err := set.Parse(args); err != nil {
-			return nil, err
-		}
-		rest = set.Args()
-		if len(rest) == 0 {
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	if err := set.Parse(pos); err != nil {
-		return nil, err
-	}
-	nc := cli.NewContext(c.App, set, c)
-	nc.Command = c.Command
-	return nc, nil
 }

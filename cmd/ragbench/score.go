@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/internal/pathcheck"
 	"github.com/ragbench/ragbench/metrics"
@@ -134,7 +136,7 @@ func scoreAction(c *cli.Context) error {
 	}
 	regs := metrics.Regressions(rep.Baseline.EM, rep.Baseline.F1, c.Float64("max-drop"), c.Float64("alpha"))
 	if len(regs) == 0 {
-		fmt.Fprintf(infoWriter(c), "no regression against %s (drop > %g points with p < %g)\n", rep.Baseline.Predictions, c.Float64("max-drop"), c.Float64("alpha"))
+		fmt.Fprintf(cliutil.InfoWriter(c), "no regression against %s (drop > %g points with p < %g)\n", rep.Baseline.Predictions, c.Float64("max-drop"), c.Float64("alpha"))
 		return nil
 	}
 	msg := fmt.Sprintf("regression against %s: %s", rep.Baseline.Predictions, strings.Join(regs, "; "))
@@ -167,10 +169,10 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	}
 	errw := c.App.ErrWriter
 	if fs.Null > 0 {
-		fmt.Fprintf(infoWriter(c), "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
+		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
 	}
 	if fs.Errored > 0 {
-		fmt.Fprintf(infoWriter(c), "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
+		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
 	}
 	if n := len(fs.Stray); n > 0 {
 		shown := make([]string, min(n, 5))
@@ -182,10 +184,10 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 		*warnings = append(*warnings, msg)
 	}
 	if fs.Outside > 0 {
-		fmt.Fprintf(infoWriter(c), "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
+		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
 	}
 	if fs.Summary.Missing > 0 {
-		fmt.Fprintf(infoWriter(c), "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
+		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
 	}
 	return fs, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
 )
 
@@ -25,7 +27,7 @@ func moduleVersion() string {
 
 // versionString is what --version prints after the name: the module version and the git commit.
 func versionString() string {
-	return moduleVersion() + " (commit " + gitCommit() + ")"
+	return moduleVersion() + " (commit " + cliutil.GitCommit() + ")"
 }
 
 func init() {
@@ -35,7 +37,7 @@ func init() {
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
 			fmt.Fprintf(w, "ragbench %s\n", moduleVersion())
-			fmt.Fprintf(w, "commit %s\n", gitCommit())
+			fmt.Fprintf(w, "commit %s\n", cliutil.GitCommit())
 			fmt.Fprintf(w, "go %s %s/%s GOMAXPROCS=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 			var roots []string
 			for _, r := range datasets.Roots() {
