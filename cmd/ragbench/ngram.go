@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -334,30 +331,7 @@ func ngramServe(c *cli.Context) error {
 			return usagef("ngram serve --token-env %s: the variable is empty or unset", env)
 		}
 	}
-	ln, err := net.Listen("tcp", c.String("addr"))
-	if err != nil {
-		return err
-	}
-	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
-		if srv.Token == "" {
-			fmt.Fprintf(c.App.ErrWriter, "ngram serve: warning: listening on %s, beyond this machine, with no bearer token; pass --token-env VAR to require one\n", ln.Addr())
-		} else {
-			fmt.Fprintf(c.App.ErrWriter, "ngram serve: listening on %s, beyond this machine; requests need the bearer token\n", ln.Addr())
-		}
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}
-	fmt.Fprintf(c.App.ErrWriter, "ngram serve: %s (%s mode) on http://%s/\n", ix, mode, ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-c.Context.Done():
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return hs.Shutdown(ctx)
-	}
+	return ngram.ListenAndServe(c.Context, srv, c.String("addr"), c.App.ErrWriter)
 }
 
 func ngramBench(c *cli.Context) error {
