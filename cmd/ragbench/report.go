@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"github.com/ragbench/ragbench/reports"
 )
 
@@ -86,13 +82,9 @@ func reportAction(c *cli.Context) error {
 		}
 		opts.Paper = ref
 	}
-	var runs []*reports.Run
-	for _, dir := range c.Args().Slice() {
-		run, err := reports.LoadRun(c.Context, dir)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, run)
+	runs, err := reports.LoadRuns(c.Context, c.Args().Slice())
+	if err != nil {
+		return err
 	}
 	rep, err := reports.Build(runs, opts)
 	if err != nil {
@@ -104,54 +96,11 @@ func reportAction(c *cli.Context) error {
 	if rep.Baseline() == 0 && opts.Baseline != "" {
 		fmt.Fprintf(c.App.ErrWriter, "warning: --baseline %s matches no row; no paired tests\n", opts.Baseline)
 	}
-	var figs []*reports.Figure
 	out := c.String("out")
-	if format == "html" || (out != "" && !c.Bool("no-plots")) {
-		if figs, err = rep.Figures(); err != nil {
-			return err
-		}
-	}
-	var b bytes.Buffer
-	if format == "html" {
-		err = rep.WriteHTML(&b, figs)
-	} else {
-		err = rep.WriteTables(&b, format)
-	}
-	if err != nil {
+	written, err := rep.Write(c.App.Writer, format, out, c.Bool("no-plots"))
+	if err != nil || out == "" {
 		return err
 	}
-	if out == "" {
-		_, err = c.App.Writer.Write(b.Bytes())
-		return err
-	}
-	name := "summary." + format
-	if format == "html" {
-		name = "report.html"
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(out, name), b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	written := 1
-	if !c.Bool("no-plots") {
-		if err := os.MkdirAll(filepath.Join(out, "plots"), 0o755); err != nil {
-			return err
-		}
-		for _, f := range figs {
-			for _, ext := range []string{"svg", "png"} {
-				data, err := f.Render(ext)
-				if err != nil {
-					return fmt.Errorf("plot %s: %w", f.Name, err)
-				}
-				if err := atomicfile.WriteFile(filepath.Join(out, "plots", f.Name+"."+ext), data, 0o644); err != nil {
-					return err
-				}
-				written++
-			}
-		}
-	}
-	fmt.Fprintf(c.App.ErrWriter, "wrote %s and %d plot files to %s\n", name, written-1, out)
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s and %d plot files to %s\n", written.File, written.Plots, out)
 	return nil
 }
