@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
@@ -85,39 +84,7 @@ func init() {
 }
 
 func datasetsList(c *cli.Context) error {
-	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tHUB\tUSED\tSOURCE\tROWS\tPATH")
-	for _, n := range datasets.Names() {
-		hub := "-"
-		if src, _, ok := datasets.HubSourceOf(n); ok {
-			hub = src.Repo + "/" + src.Dir + "/" + src.Split + "-*"
-		}
-		locs, err := datasets.Locations(n)
-		if err != nil {
-			return err
-		}
-		if len(locs) == 0 {
-			how := "datasets import"
-			if hub != "-" {
-				how = "datasets fetch " + n
-			}
-			fmt.Fprintf(w, "%s\t%s\t\t-\t-\tnot found (see 'ragbench %s')\n", n, hub, how)
-		}
-		for i, l := range locs {
-			rows := "?"
-			if k, err := datasets.RowCount(l.Files); err != nil {
-				rows = "unreadable: " + err.Error()
-			} else if len(l.Files) > 0 {
-				rows = fmt.Sprint(k)
-			}
-			used := ""
-			if i == 0 {
-				used = "*"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", n, hub, used, l.Source, rows, l.Dir)
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if err := datasets.WriteList(c.App.Writer); err != nil {
 		return err
 	}
 	fmt.Fprintln(cliutil.InfoWriter(c), "* = the copy a bare name loads; NAME@SOURCE (e.g. hotpotqa@shared) picks another")

@@ -316,15 +316,11 @@ func retrievalEval(c *cli.Context) error {
 	}
 	defer ix.close()
 	// Gold passages of NQ-open questions: --nq-oracle, or the oracle file in a data directory.
-	var oracle map[string][]datasets.Passage
-	path := c.String("nq-oracle")
-	if path == "" && ds.Layout == datasets.LayoutNQOpen {
-		path = datasets.FindNQOracle()
+	oracle, path, err := datasets.GoldOracle(c.Context, c.String("nq-oracle"), ds.Layout)
+	if err != nil {
+		return err
 	}
 	if path != "" {
-		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
-			return err
-		}
 		fmt.Fprintf(cliutil.InfoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
 	for ei, ex := range ds.Examples {

@@ -100,15 +100,11 @@ func contextEval(c *cli.Context) error {
 		return err
 	}
 	opt := methods.EvalOptions{Ks: ks}
-	path := c.String("nq-oracle")
-	if path == "" && ds.Layout == datasets.LayoutNQOpen {
-		path = datasets.FindNQOracle()
+	oracle, path, err := datasets.GoldOracle(c.Context, c.String("nq-oracle"), ds.Layout)
+	if err != nil {
+		return err
 	}
 	if path != "" {
-		oracle, err := datasets.ReadGoldOracle(c.Context, path)
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
 		opt.GoldPassages = func(ex datasets.Example) []datasets.Passage { return oracle[ex.Question] }
 	}
