@@ -222,9 +222,7 @@ func llmComplete(c *cli.Context) error {
 		Logprobs:    c.Int("logprobs"),
 		Replicate:   c.Int("replicate"),
 	}
-	for _, s := range c.StringSlice("stop") {
-		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
-	}
+	req.Stop = llm.ParseStops(c.StringSlice("stop"))
 	if c.Bool("chat") {
 		req.Endpoint, req.Prompt = llm.Chat, ""
 		if s := c.String("system"); s != "" {

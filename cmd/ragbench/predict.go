@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/ragbench/ragbench/internal/pathcheck"
 	"io"
@@ -115,47 +114,22 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 
-	exSet := c.String("exemplars")
-	switch exSet {
-	case "auto":
-		exSet = prompts.ExemplarSet(ds.Name)
-	case "none":
-		exSet = ""
-	}
+	exSet := prompts.ResolveExemplars(c.String("exemplars"), ds.Name)
 	builder, err := set.Builder(prompts.Options{Exemplars: exSet, Shots: c.Int("shots")})
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ext := metrics.AnswerRule(c.String("extract"))
-	if ext == "auto" {
-		if ext = metrics.DefaultAnswerRule(ds.Name); ext == metrics.ExtractNone {
-			ext = metrics.ExtractQuCo2Wiki
-		}
-	} else if ext, err = metrics.ParseAnswerRule(string(ext)); err != nil {
+	ext, err := metrics.ResolveAnswerRule(c.String("extract"), ds.Name, metrics.ExtractQuCo2Wiki)
+	if err != nil {
 		return usagef("--extract: %v", err)
 	}
-
-	passages := make([][]string, len(examples))
-	noContext := 0
 	var oracle map[string][]datasets.Passage
 	if p := c.String("oracle"); p != "" {
 		if oracle, err = datasets.ReadOracle(c.Context, p); err != nil {
 			return err
 		}
 	}
-	oracled := 0
-	for i, ex := range examples {
-		if len(ex.Contexts) == 0 && oracle != nil {
-			if ps, ok := oracle[ex.Question]; ok {
-				ex.Contexts = ps
-				oracled++
-			}
-		}
-		passages[i] = prompts.Passages(ex)
-		if len(passages[i]) == 0 {
-			noContext++
-		}
-	}
+	passages, oracled, noContext := predict.GoldPassages(examples, oracle, prompts.Passages)
 
 	model := cfg.Model
 	if cfg.Backend == "offline" {
@@ -169,14 +143,6 @@ func predictAction(c *cli.Context) error {
 		idx[i] = i
 	}
 	if outPath != "" && outPath != "-" {
-		all := make(map[string]bool, len(ds.Examples))
-		for _, ex := range ds.Examples {
-			all[ex.ID] = true
-		}
-		selected := make([]string, len(examples))
-		for i, ex := range examples {
-			selected[i] = ex.ID
-		}
 		if err := pathcheck.Distinct(outPath, ds.Files...); err != nil {
 			return usagef("--out: %v", err)
 		}
@@ -188,8 +154,7 @@ func predictAction(c *cli.Context) error {
 			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
 			"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
 			"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}
-		res, err := predict.OpenResume(outPath, selected, func(id string) bool { return all[id] }, ds.Name,
-			predict.ResumeOptions{Settings: settings, Force: c.Bool("force")})
+		res, err := predict.ResumeSelection(outPath, ds, examples, predict.ResumeOptions{Settings: settings, Force: c.Bool("force")})
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
@@ -225,9 +190,7 @@ func predictAction(c *cli.Context) error {
 	if c.Bool("chat") {
 		req.Endpoint = llm.Chat
 	}
-	for _, s := range c.StringSlice("stop") {
-		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
-	}
+	req.Stop = llm.ParseStops(c.StringSlice("stop"))
 	progress, done := cliutil.ProgressWriter(c, true)
 	opts := predict.Options{
 		Generator: g,
@@ -243,14 +206,7 @@ func predictAction(c *cli.Context) error {
 		Progress: progress,
 		Label:    "predict " + ds.Name,
 	}
-	st, runErr := predict.Run(c.Context, ids, opts, func(r predict.Record) error {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
-	})
+	st, runErr := predict.Run(c.Context, ids, opts, predict.JSONL(w))
 	done()
 	where := "stdout"
 	if outPath != "" && outPath != "-" {

@@ -92,10 +92,8 @@ func scoreAction(c *cli.Context) error {
 		return err
 	}
 
-	ext := metrics.AnswerRule(c.String("extract"))
-	if ext == "auto" {
-		ext = metrics.DefaultAnswerRule(ds.Name)
-	} else if ext, err = metrics.ParseAnswerRule(string(ext)); err != nil {
+	ext, err := metrics.ResolveAnswerRule(c.String("extract"), ds.Name, metrics.ExtractNone)
+	if err != nil {
 		return usagef("--extract: %v", err)
 	}
 	opts := metrics.Options{Extractor: ext, Resamples: c.Int("resamples"), Level: c.Float64("level"), Seed: c.Uint64("ci-seed")}

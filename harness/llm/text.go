@@ -67,3 +67,13 @@ func (r BenchResult) WriteText(w io.Writer, tot Totals) {
 		r.Percentile(0.99).Round(time.Microsecond), r.Percentile(1).Round(time.Microsecond))
 	fmt.Fprintf(w, "tokens prompt %d, completion %d (%.1f completion tokens/s); retries %d; cache hits %d\n", tot.PromptTokens, tot.CompletionTokens, float64(tot.CompletionTokens)/el.Seconds(), tot.Retries, tot.CacheHits)
 }
+
+// ParseStops turns stop sequences as typed on a command line into requests' stops: each \n (a
+// backslash and n) becomes a newline.
+func ParseStops(typed []string) []string {
+	var out []string
+	for _, s := range typed {
+		out = append(out, strings.ReplaceAll(s, `\n`, "\n"))
+	}
+	return out
+}

@@ -46,3 +46,13 @@ func TestResponseWriteText(t *testing.T) {
 		t.Error("Prob: want 0 for the unknown log-probability and exp otherwise")
 	}
 }
+
+func TestParseStops(t *testing.T) {
+	got := ParseStops([]string{`\n`, `a\nb`, "x"})
+	if len(got) != 3 || got[0] != "\n" || got[1] != "a\nb" || got[2] != "x" {
+		t.Errorf("ParseStops = %q; want the typed \\n as newlines, other text kept", got)
+	}
+	if ParseStops(nil) != nil {
+		t.Error("no stops: want nil (a request without stops)")
+	}
+}
