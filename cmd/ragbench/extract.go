@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
@@ -84,12 +82,7 @@ func init() {
 }
 
 // extractResult is the JSON output of the extract command.
-type extractResult struct {
-	Entities []string          `json:"entities,omitempty"`
-	Pairs    []extract.Triplet `json:"pairs,omitempty"`
-	Triplets []extract.Triplet `json:"triplets,omitempty"`
-	Backend  string            `json:"backend"`
-}
+type extractResult = extract.Result
 
 func runExtract(c *cli.Context) error {
 	q, s := c.String("question"), c.String("sentence")
@@ -124,11 +117,7 @@ func runExtract(c *cli.Context) error {
 		}
 		// --templates is the reference directory, as for predict; a prompt_templates.json file is
 		// accepted too.
-		cfg.Templates = templatesDir(c)
-		if st, err := os.Stat(cfg.Templates); err == nil && st.IsDir() {
-			cfg.Templates = filepath.Join(cfg.Templates, "prompt_templates.json")
-		}
-		if _, err := os.Stat(cfg.Templates); err != nil {
+		if cfg.Templates, err = extract.TemplatesFile(templatesDir(c)); err != nil {
 			return fmt.Errorf("load templates: %w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
 		}
 		g, closeGen, err := extractGenerator(c)
@@ -148,41 +137,21 @@ func runExtract(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res := extractResult{Backend: c.String("backend")}
-	ctx := c.Context
+	var res extractResult
 	if q != "" {
-		ents, err := ex.Entities(ctx, q)
-		if err != nil {
-			return err
-		}
-		pairs, err := ex.Triplets(ctx, q)
-		if err != nil {
-			return err
-		}
-		res.Entities, res.Pairs = ents, pairs
+		res, err = extract.ExtractQuestion(c.Context, ex, q)
 	} else {
-		ts, err := ex.Triplets(ctx, s)
-		if err != nil {
-			return err
-		}
-		res.Triplets = ts
+		res, err = extract.ExtractSentence(c.Context, ex, s)
 	}
-	w := c.App.Writer
+	if err != nil {
+		return err
+	}
+	res.Backend = c.String("backend")
 	if format == "json" {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
-	for _, e := range res.Entities {
-		fmt.Fprintf(w, "entity\t%s\n", clean(e))
-	}
-	for _, t := range append(res.Pairs, res.Triplets...) {
-		if t.IsPair() {
-			fmt.Fprintf(w, "pair\t%s\t%s\n", clean(t.Head), clean(t.Relation))
-		} else {
-			fmt.Fprintf(w, "triple\t%s\t%s\t%s\n", clean(t.Head), clean(t.Relation), clean(t.Tail))
-		}
-	}
+	res.WriteText(c.App.Writer)
 	return nil
 }
