@@ -52,25 +52,9 @@ func contextEval(c *cli.Context) error {
 			return usagef("--settings: %v", err)
 		}
 	}
-	var ms []methods.Contexter
-	for _, name := range strings.Split(c.String("methods"), ",") {
-		name = strings.TrimSpace(name)
-		set := all[name]
-		if (name == "umg" || name == "umgp") && set["granularities"] == nil {
-			if set == nil {
-				set = map[string]any{}
-			}
-			set["granularities"] = sizes
-		}
-		m, err := methods.New(name, set)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		cm, ok := m.(methods.Contexter)
-		if !ok {
-			return usagef("method %s has no generator-free context step", name)
-		}
-		ms = append(ms, cm)
+	ms, err := methods.NewContexters(strings.Split(c.String("methods"), ","), all, sizes)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	var emb dense.Embedder
 	if c.String("embed-model") != "" {
@@ -78,23 +62,12 @@ func contextEval(c *cli.Context) error {
 			return err
 		}
 	}
-	bix, err := unitindex.Open(c.String("bm25-units"), unitindex.Options{Sizes: sizes, Expert: "bm25"})
+	units, err := unitindex.OpenPair(c.String("bm25-units"), c.String("dense-units"), sizes, emb)
 	if err != nil {
 		return err
 	}
-	defer bix.Close()
-	dix, err := unitindex.Open(c.String("dense-units"), unitindex.Options{Sizes: sizes, Embedder: emb, Expert: "dense"})
-	if err != nil {
-		return err
-	}
-	defer dix.Close()
-	if err := unitindex.SameUnits(bix.Table, dix.Table); err != nil {
-		return err
-	}
-	env := methods.Env{Retrievers: bix.Lean(), Units: bix.Table}
-	for k, r := range dix.Lean() {
-		env.Retrievers[k] = r
-	}
+	defer units.Close()
+	env := methods.Env{Retrievers: units.Lean(), Units: units.BM25.Table}
 	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})
 	if err != nil {
 		return err

@@ -1,0 +1,34 @@
+package methods
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NewContexters builds the named methods (registry names, surrounding spaces ignored) with their
+// settings (keyed by method name; nil for defaults) for generator-free retrieval evaluation
+// (RetrievalEval). umg and umgp whose settings give no granularities get granularities. A method
+// without a generator-free context step is an error.
+func NewContexters(names []string, settings map[string]map[string]any, granularities []int) ([]Contexter, error) {
+	var out []Contexter
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		set := settings[name]
+		if (name == "umg" || name == "umgp") && set["granularities"] == nil {
+			if set == nil {
+				set = map[string]any{}
+			}
+			set["granularities"] = granularities
+		}
+		m, err := New(name, set)
+		if err != nil {
+			return nil, err
+		}
+		cm, ok := m.(Contexter)
+		if !ok {
+			return nil, fmt.Errorf("method %s has no generator-free context step", name)
+		}
+		out = append(out, cm)
+	}
+	return out, nil
+}
