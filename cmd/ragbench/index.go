@@ -15,7 +15,6 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
@@ -216,15 +215,8 @@ func indexBuild(c *cli.Context) error {
 	})
 }
 
-// openedIndex is a retriever with its closer and a way to search many queries.
-type openedIndex struct {
-	retrieval.Retriever
-	close func() error
-	kind  string
-}
-
 // openIndex opens the index the index flags describe (see harness/retrieval/index).
-func openIndex(c *cli.Context) (*openedIndex, error) {
+func openIndex(c *cli.Context) (*index.Index, error) {
 	cfg := index.Config{Dir: c.String("index"), BM25: index.BM25Config{ExactLength: c.Bool("exact-length")},
 		Embedder: index.EmbedderConfig{Model: c.String("embed-model"), BaseURL: c.String("embed-url"), Preset: c.String("embed-preset")}}
 	if c.IsSet("k1") {
@@ -248,7 +240,7 @@ func openIndex(c *cli.Context) (*openedIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &openedIndex{Retriever: ix, close: ix.Close, kind: ix.Kind}, nil
+	return ix, nil
 }
 
 // unitNames lists the base names of unit index directories.
@@ -273,7 +265,7 @@ func search(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer ix.close()
+	defer ix.Close()
 	defer out.flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
@@ -314,7 +306,7 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer ix.close()
+	defer ix.Close()
 	// Gold passages of NQ-open questions: --nq-oracle, or the oracle file in a data directory.
 	oracle, path, err := datasets.GoldOracle(c.Context, c.String("nq-oracle"), ds.Layout)
 	if err != nil {
@@ -323,35 +315,19 @@ func retrievalEval(c *cli.Context) error {
 	if path != "" {
 		fmt.Fprintf(cliutil.InfoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
-	for ei, ex := range ds.Examples {
-		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
-		if err != nil {
-			return fmt.Errorf("example %s: %w", ex.ID, err)
-		}
-		got := make([]metrics.Retrieved, len(hits))
-		for i, h := range hits {
-			got[i] = metrics.Retrieved{Title: h.Title, Text: h.Text}
-		}
-		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
-		if (ei+1)%1000 == 0 {
-			fmt.Fprintf(cliutil.InfoWriter(c), "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
-		}
+	if err := index.Evaluate(c.Context, ix, eval, ds.Examples, oracle, func(done int) {
+		fmt.Fprintf(cliutil.InfoWriter(c), "retrieval-eval: %d/%d\n", done, len(ds.Examples))
+	}); err != nil {
+		return err
 	}
 	rows, n := eval.Rows(), eval.Examples()
 	if format == "json" {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"dataset": ds.Name, "index": c.String("index"), "kind": ix.kind, "examples": n, "rows": rows})
+		return enc.Encode(map[string]any{"dataset": ds.Name, "index": c.String("index"), "kind": ix.Kind, "examples": n, "rows": rows})
 	}
-	fmt.Fprintf(c.App.Writer, "dataset %s, %d examples, index %s (%s)\n", ds.Name, n, c.String("index"), ix.kind)
-	fmt.Fprintf(c.App.Writer, "%4s  %12s  %10s  %11s  %9s  %s\n", "k", "AR@k substr", "AR@k tok", "gold rec@k", "gold all", "gold n")
-	for _, r := range rows {
-		if r.GoldExamples == 0 {
-			fmt.Fprintf(c.App.Writer, "%4d  %12.4f  %10.4f  %11s  %9s  %d\n", r.K, r.ARSubstring, r.ARTokens, "-", "-", 0)
-			continue
-		}
-		fmt.Fprintf(c.App.Writer, "%4d  %12.4f  %10.4f  %11.4f  %9.4f  %d\n", r.K, r.ARSubstring, r.ARTokens, r.GoldRecall, r.GoldAll, r.GoldExamples)
-	}
+	fmt.Fprintf(c.App.Writer, "dataset %s, %d examples, index %s (%s)\n", ds.Name, n, c.String("index"), ix.Kind)
+	metrics.WriteRetrievalTable(c.App.Writer, rows)
 	return nil
 }
 
