@@ -4,19 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ragbench/ragbench/harness/extract"
-	"github.com/ragbench/ragbench/harness/ngram"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/llm"
-	"github.com/ragbench/ragbench/harness/llm/offline"
-	"github.com/ragbench/ragbench/harness/retrieval/bm25"
-	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
 )
@@ -93,67 +86,16 @@ func answerAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
 	}
-	g, err := llm.New(cfg)
+	ecfg := extract.Config{Backend: c.String("extractor")}
+	if err := ecfg.Defaults().Validate(); err != nil {
+		return usagef("--extractor: %v", err)
+	}
+	env, closeEnv, err := runner.BuildEnv(c.Context, runner.EnvConfig{LLM: cfg, Prompts: set, Index: c.String("index"),
+		Corpus: c.String("corpus"), NgramIndex: c.String("ngram-index"), Extract: ecfg})
 	if err != nil {
 		return err
 	}
-	defer g.Close()
-	env := methods.Env{Generator: g, GeneratorName: generatorName(cfg), Prompts: set}
-
-	dir := c.String("index")
-	if p := c.String("corpus"); p != "" {
-		tmp, err := os.MkdirTemp("", "ragbench-answer-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = filepath.Join(tmp, "bm25")
-		r, err := corpus.Open(p, "")
-		if err != nil {
-			return err
-		}
-		_, err = bm25.Build(c.Context, r, dir, bm25.Options{MemoryBudget: 256 << 20})
-		r.Close()
-		if err != nil {
-			return err
-		}
-		if !c.IsSet("ngram-index") {
-			r, err := corpus.Open(p, "")
-			if err != nil {
-				return err
-			}
-			ndir := filepath.Join(tmp, "ngram")
-			_, err = ngram.BuildFrom(c.Context, r, ndir, ngram.BuildOptions{})
-			r.Close()
-			if err != nil {
-				return err
-			}
-			c.Set("ngram-index", ndir)
-		}
-	}
-	if nd := c.String("ngram-index"); nd != "" {
-		src, err := ngram.Open(c.Context, ngram.Config{Index: nd})
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		env.Counter = src.Counter
-	}
-	ecfg := extract.Config{Backend: c.String("extractor")}.Defaults()
-	if err := ecfg.Validate(); err != nil {
-		return usagef("--extractor: %v", err)
-	}
-	if env.Extractor, err = extract.New(ecfg, g); err != nil {
-		return err
-	}
-	if dir != "" {
-		ix, err := index.Open(c.Context, index.Config{Dir: dir})
-		if err != nil {
-			return err
-		}
-		defer ix.Close()
-		env.Retriever = ix
-	}
+	defer closeEnv()
 
 	ex := datasets.Example{ID: "question", Dataset: c.String("dataset"), Question: strings.TrimSpace(c.String("question"))}
 	if err := methods.CheckEnv(m, env); err != nil {
@@ -182,15 +124,4 @@ func answerAction(c *cli.Context) error {
 		}
 	}
 	return runErr
-}
-
-// generatorName labels the generator in traces and errors.
-func generatorName(cfg llm.Config) string {
-	if cfg.Backend == offline.Backend {
-		return offline.Name
-	}
-	if cfg.Backend == "openai" {
-		return fmt.Sprintf("%s at %s", cfg.Model, llm.RedactURL(cfg.BaseURL))
-	}
-	return "backend " + cfg.Backend
 }
