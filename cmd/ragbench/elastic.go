@@ -122,7 +122,7 @@ func elasticSearch(c *cli.Context) error {
 	for i, q := range qs {
 		texts[i] = q.Text
 	}
-	defer out.flush()
+	defer out.Flush()
 	batch := max(c.Int("batch"), 1)
 	for start := 0; start < len(qs); start += batch {
 		end := min(start+batch, len(qs))
@@ -131,7 +131,7 @@ func elasticSearch(c *cli.Context) error {
 			return err
 		}
 		for i, hits := range res {
-			if err := out.write(qs[start+i], hits); err != nil {
+			if err := out.Write(qs[start+i], hits); err != nil {
 				return err
 			}
 		}
@@ -139,5 +139,5 @@ func elasticSearch(c *cli.Context) error {
 			fmt.Fprintf(cliutil.InfoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
 		}
 	}
-	return out.flush()
+	return out.Flush()
 }

@@ -266,20 +266,20 @@ func search(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
-	defer out.flush() // the lines written before an error
+	defer out.Flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		if err := out.write(q, hits); err != nil {
+		if err := out.Write(q, hits); err != nil {
 			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
 			fmt.Fprintf(cliutil.InfoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
-	return out.flush()
+	return out.Flush()
 }
 
 func retrievalEval(c *cli.Context) error {
