@@ -60,3 +60,49 @@ func GoldOracle(ctx context.Context, path, layout string) (map[string][]Passage,
 	oracle, err := ReadGoldOracle(ctx, path)
 	return oracle, path, err
 }
+
+// WriteSummary writes one line saying which files the dataset came from, its row count and, when
+// selected differs from it, how many rows are selected: "dataset NAME: N rows from FILE[ and K more
+// file(s)][, S selected]".
+func (d *Dataset) WriteSummary(w io.Writer, selected int) {
+	files := "(no files)"
+	if len(d.Files) > 0 {
+		files = d.Files[0]
+		if len(d.Files) > 1 {
+			files = fmt.Sprintf("%s and %d more file(s)", files, len(d.Files)-1)
+		}
+	}
+	sel := ""
+	if selected != d.Total {
+		sel = fmt.Sprintf(", %d selected", selected)
+	}
+	fmt.Fprintf(w, "dataset %s: %d rows from %s%s\n", d.Name, d.Total, files, sel)
+}
+
+// WriteWarnings writes the count of load warnings and the first ten, one per line; nothing when
+// there are none.
+func WriteWarnings(w io.Writer, ws []Warning) {
+	if len(ws) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d warnings:\n", len(ws))
+	for i, x := range ws {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more\n", len(ws)-10)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", x)
+	}
+}
+
+// LoadSelected loads the whole dataset of spec (so that ids outside the selection are known) and
+// returns it with the examples opts.Limit or opts.Sample/Seed select (Subset).
+func LoadSelected(ctx context.Context, spec string, opts LoadOptions) (*Dataset, []Example, error) {
+	whole := opts
+	whole.Limit, whole.Sample = 0, 0
+	ds, err := Load(ctx, spec, whole)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, Subset(ds.Examples, opts.Limit, opts.Sample, opts.Seed), nil
+}

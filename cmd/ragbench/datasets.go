@@ -117,7 +117,7 @@ func datasetsInspect(c *cli.Context) error {
 	if err := r.WriteText(c.App.Writer); err != nil {
 		return err
 	}
-	printWarnings(c.App.ErrWriter, r.Warnings)
+	datasets.WriteWarnings(c.App.ErrWriter, r.Warnings)
 	return nil
 }
 

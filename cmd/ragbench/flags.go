@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
@@ -73,13 +70,10 @@ func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	whole := opts
-	whole.Limit, whole.Sample = 0, 0
-	ds, err := datasets.Load(c.Context, c.String("dataset"), whole)
+	ds, examples, err := datasets.LoadSelected(c.Context, c.String("dataset"), opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	examples := datasets.Subset(ds.Examples, opts.Limit, opts.Sample, opts.Seed)
 	announce(c, ds, len(examples))
 	return ds, examples, nil
 }
@@ -87,33 +81,6 @@ func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error)
 // announce prints which files a dataset came from, its row count and the selection, and its first
 // load warnings, on stderr (nothing with --quiet).
 func announce(c *cli.Context, ds *datasets.Dataset, selected int) {
-	w := cliutil.InfoWriter(c)
-	files := "(no files)"
-	if len(ds.Files) > 0 {
-		files = ds.Files[0]
-		if len(ds.Files) > 1 {
-			files = fmt.Sprintf("%s and %d more file(s)", files, len(ds.Files)-1)
-		}
-	}
-	sel := ""
-	if selected != ds.Total {
-		sel = fmt.Sprintf(", %d selected", selected)
-	}
-	fmt.Fprintf(w, "dataset %s: %d rows from %s%s\n", ds.Name, ds.Total, files, sel)
-	printWarnings(c.App.ErrWriter, ds.Warnings)
-}
-
-// printWarnings writes a count of the load warnings and the first few to w.
-func printWarnings(w io.Writer, ws []datasets.Warning) {
-	if len(ws) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "%d warnings:\n", len(ws))
-	for i, x := range ws {
-		if i == 10 {
-			fmt.Fprintf(w, "  ... and %d more\n", len(ws)-10)
-			break
-		}
-		fmt.Fprintf(w, "  %s\n", x)
-	}
+	ds.WriteSummary(cliutil.InfoWriter(c), selected)
+	datasets.WriteWarnings(c.App.ErrWriter, ds.Warnings)
 }
