@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -210,7 +208,7 @@ func ngramCount(c *cli.Context) error {
 			if src.Index == nil {
 				return usagef("--ids needs --index")
 			}
-			ids, err := parseIDs(q)
+			ids, err := ngram.ParseIDs(q)
 			if err != nil {
 				return usageError{Err: err}
 			}
@@ -224,18 +222,6 @@ func ngramCount(c *cli.Context) error {
 		enc.Encode(map[string]any{"query": q, "count": res.Count, "approx": res.Approx, "latency_ms": float64(time.Since(start).Microseconds()) / 1000})
 	}
 	return nil
-}
-
-func parseIDs(s string) ([]uint32, error) {
-	var ids []uint32
-	for _, f := range strings.Fields(s) {
-		v, err := strconv.ParseUint(f, 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("token id %q: %w", f, err)
-		}
-		ids = append(ids, uint32(v))
-	}
-	return ids, nil
 }
 
 func ngramCooc(c *cli.Context) error {
@@ -267,7 +253,7 @@ func ngramNTD(c *cli.Context) error {
 	defer ix.Close()
 	var ids []uint32
 	if c.Bool("ids") {
-		if ids, err = parseIDs(c.Args().First()); err != nil {
+		if ids, err = ngram.ParseIDs(c.Args().First()); err != nil {
 			return usageError{Err: err}
 		}
 	} else {
@@ -280,10 +266,7 @@ func ngramNTD(c *cli.Context) error {
 			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": 0, "next": []any{}})
 		}
 	}
-	dist, total := ix.NTD(ids)
-	if top := c.Int("top"); top > 0 && len(dist) > top {
-		dist = dist[:top]
-	}
+	dist, total := ix.TopNTD(ids, c.Int("top"))
 	return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": total, "next": dist})
 }
 
