@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/urfave/cli/v2"
@@ -123,21 +124,11 @@ func elasticSearch(c *cli.Context) error {
 		texts[i] = q.Text
 	}
 	defer out.Flush()
-	batch := max(c.Int("batch"), 1)
-	for start := 0; start < len(qs); start += batch {
-		end := min(start+batch, len(qs))
-		res, err := cl.SearchBatch(c.Context, texts[start:end], c.Int("k"))
-		if err != nil {
-			return err
-		}
-		for i, hits := range res {
-			if err := out.Write(qs[start+i], hits); err != nil {
-				return err
-			}
-		}
-		if len(qs) > batch {
-			fmt.Fprintf(cliutil.InfoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
-		}
+	err = cl.SearchAll(c.Context, texts, c.Int("k"), c.Int("batch"), func(i int, hits []retrieval.Hit) error {
+		return out.Write(qs[i], hits)
+	}, func(done int) { fmt.Fprintf(cliutil.InfoWriter(c), "elastic search: %d/%d queries\n", done, len(qs)) })
+	if err != nil {
+		return err
 	}
 	return out.Flush()
 }
