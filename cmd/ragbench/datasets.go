@@ -202,33 +202,15 @@ func datasetsFetch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f := datasets.NewFetcher(cliutil.InfoWriter(c))
-	repo, dir, split := c.String("repo"), c.String("dir"), c.String("split")
-	var dest string
-	var res []datasets.FetchResult
-	if repo != "" || dir != "" || split != "" || c.String("out") != "" || c.String("revision") != "main" {
-		var src datasets.HubSource
-		src, dest, err = datasets.FetchTarget(name, datasets.HubSource{Repo: repo, Dir: dir, Split: split, Revision: c.String("revision")}, c.String("out"))
-		if errors.Is(err, datasets.ErrFetchTarget) {
-			return usagef("%v (flags --repo, --dir, --split, --out)", err)
-		}
-		if err != nil {
-			return err
-		}
-		res, err = f.Fetch(c.Context, src, dest)
-	} else {
-		dest, res, err = datasets.FetchName(c.Context, f, name)
+	override := datasets.HubSource{Repo: c.String("repo"), Dir: c.String("dir"), Split: c.String("split"), Revision: c.String("revision")}
+	dest, res, err := datasets.FetchAs(c.Context, datasets.NewFetcher(cliutil.InfoWriter(c)), name, override, c.String("out"))
+	if errors.Is(err, datasets.ErrFetchTarget) {
+		return usagef("%v (flags --repo, --dir, --split, --out)", err)
 	}
 	if err != nil {
 		return err
 	}
-	for _, r := range res {
-		state := "downloaded"
-		if r.Cached {
-			state = "cached"
-		}
-		fmt.Fprintf(c.App.Writer, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
-	}
+	datasets.WriteFetchResults(c.App.Writer, res)
 	fmt.Fprintf(cliutil.InfoWriter(c), "%s: %d file(s) in %s\n", name, len(res), dest)
 	return nil
 }
