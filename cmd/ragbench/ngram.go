@@ -344,14 +344,6 @@ func ngramBench(c *cli.Context) error {
 			r.Print(c.App.ErrWriter)
 		}
 	}
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "ngram-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
-	}
 	rep, err := ngrambench.Run(c.Context, cfg)
 	if err != nil {
 		return err

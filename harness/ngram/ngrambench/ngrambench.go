@@ -43,7 +43,7 @@ type Config struct {
 	MinFreq     uint64 // default 10
 	ShardTokens int
 	Peer        bool // also measure index/suffixarray on the same text
-	Dir         string
+	Dir         string // where to build; empty: a temporary directory, removed after
 	Progress    io.Writer
 	CPUProfile  string // write a CPU profile of the build here
 	// Stream feeds the build from the generator (or the in-memory repeat) directly, so that producing
@@ -218,8 +218,16 @@ func (c *Config) logf(format string, args ...any) {
 	}
 }
 
-// Run builds an index of the configured corpus in c.Dir and measures it.
+// Run builds an index of the configured corpus in c.Dir (or a temporary directory) and measures it.
 func Run(ctx context.Context, c Config) (*Report, error) {
+	if c.Dir == "" {
+		d, err := os.MkdirTemp("", "ngram-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		c.Dir = d
+	}
 	if c.Tokens <= 0 {
 		return nil, errors.New("bench: tokens must be positive")
 	}
