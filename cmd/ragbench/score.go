@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -165,27 +164,13 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 	if err != nil {
 		return nil, err
 	}
-	errw := c.App.ErrWriter
-	if fs.Null > 0 {
-		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
-	}
-	if fs.Errored > 0 {
-		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
-	}
-	if n := len(fs.Stray); n > 0 {
-		shown := make([]string, min(n, 5))
-		for i := range shown {
-			shown[i] = strconv.Quote(fs.Stray[i])
+	for _, n := range fs.Notes(name) {
+		if !n.Warning {
+			fmt.Fprintf(cliutil.InfoWriter(c), "note: %s\n", n.Text)
+			continue
 		}
-		msg := fmt.Sprintf("%s: %d prediction(s) for ids not in the dataset were not scored (first: %s)", name, n, strings.Join(shown, ", "))
-		fmt.Fprintf(errw, "warning: %s; %d of %d prediction ids match; %s\n", msg, fs.Matched, n+fs.Matched, ds.IDScheme())
-		*warnings = append(*warnings, msg)
-	}
-	if fs.Outside > 0 {
-		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
-	}
-	if fs.Summary.Missing > 0 {
-		fmt.Fprintf(cliutil.InfoWriter(c), "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s; %s; %s\n", n.Text, n.Detail, ds.IDScheme())
+		*warnings = append(*warnings, n.Text)
 	}
 	return fs, nil
 }
