@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
@@ -17,28 +16,9 @@ import (
 // flags (the llm client stack: backend, cache, accounting). It is a variable so that tests can
 // substitute a fake generator.
 var extractGenerator = func(c *cli.Context) (llm.Generator, func() error, error) {
-	cfg := llm.Config{
-		Backend:    c.String("llm-backend"),
-		BaseURL:    c.String("base-url"),
-		Model:      c.String("model"),
-		APIKeyEnv:  c.String("api-key-env"),
-		Timeout:    c.Duration("timeout"),
-		MaxRetries: c.Int("max-retries"),
-		Cache:      llm.CacheConfig{Path: c.String("cache")},
-	}
-	if m := c.String("cache-mode"); m != "" {
-		mode, err := llm.ParseCacheMode(m)
-		if err != nil {
-			return nil, nil, usagef("--cache-mode: %v", err)
-		}
-		cfg.Cache.Mode = mode
-	}
-	cfg = cfg.Resolve(os.Getenv)
-	if err := checkLLMFlags(cfg); err != nil {
+	cfg, err := checkedLLM(c, llmConnection(c, "llm-backend"), false)
+	if err != nil {
 		return nil, nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, nil, usagef("%s", llmKeysAsFlags.Replace(err.Error()))
 	}
 	client, err := llm.New(cfg)
 	if err != nil {

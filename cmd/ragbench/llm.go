@@ -34,18 +34,10 @@ func llmFlags() []cli.Flag {
 	}
 }
 
+// llmConfig reads the llm flags into a resolved and validated config.
 func llmConfig(c *cli.Context) (llm.Config, error) {
-	cfg := llm.Config{
-		Backend:    c.String("backend"),
-		BaseURL:    c.String("base-url"),
-		Model:      c.String("model"),
-		APIKeyEnv:  c.String("api-key-env"),
-		Timeout:    c.Duration("timeout"),
-		MaxRetries: c.Int("max-retries"),
-		Cache:      llm.CacheConfig{Path: c.String("cache")},
-		RPM:        c.Int("rpm"),
-		TPM:        c.Int("tpm"),
-	}
+	cfg := llmConnection(c, "backend")
+	cfg.RPM, cfg.TPM = c.Int("rpm"), c.Int("tpm")
 	// One knob: the requests in flight are the command's --workers (8 without one); the old
 	// --concurrency still sets them.
 	cfg.Concurrency = 8
@@ -59,6 +51,18 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		cfg.Concurrency = c.Int("concurrency")
 	}
 	cfg.OnRetry = retry.Printer(c.App.ErrWriter)
+	return checkedLLM(c, cfg, true)
+}
+
+// llmConnection reads the connection flags of llmFlags, the backend from the flag backend.
+func llmConnection(c *cli.Context, backend string) llm.Config {
+	return llm.Config{Backend: c.String(backend), BaseURL: c.String("base-url"), Model: c.String("model"), APIKeyEnv: c.String("api-key-env"),
+		Timeout: c.Duration("timeout"), MaxRetries: c.Int("max-retries"), Cache: llm.CacheConfig{Path: c.String("cache")}}
+}
+
+// checkedLLM sets cfg's cache mode from --cache-mode, checks --timeout when asked, resolves cfg from the
+// environment and validates it, naming flags in its errors.
+func checkedLLM(c *cli.Context, cfg llm.Config, checkTimeout bool) (llm.Config, error) {
 	if m := c.String("cache-mode"); m != "" {
 		mode, err := llm.ParseCacheMode(m)
 		if err != nil {
@@ -66,7 +70,7 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		}
 		cfg.Cache.Mode = mode
 	}
-	if cfg.Timeout <= 0 {
+	if checkTimeout && cfg.Timeout <= 0 {
 		return cfg, usagef("--timeout must be positive")
 	}
 	cfg = cfg.Resolve(os.Getenv)
