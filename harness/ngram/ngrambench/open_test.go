@@ -30,8 +30,8 @@ var (
 //   - verify: OpenOptions.Verify (ngram count --verify): every file is checked whatever was remembered.
 //
 // It reports the process CPU time per open (cpu-ms/op; wall time on a shared machine waits for other
-// jobs) and the files checked and trusted per open beside the time. -count N runs the six cases in turn
-// N times. A 100M-token index:
+// jobs) and the files checked and trusted per open beside the time; -count N repeats each case N
+// times. A 100M-token index:
 //
 //	ragbench ngram bench --tokens 100000000 --no-peer --dir DIR
 //	go test ./harness/ngram/ngrambench -run '^$' -bench Open -benchtime 1x -count 5 -open-index DIR/index

@@ -25,7 +25,7 @@ var (
 // (BM25Config.SkipChecksums), each with the files in the page cache (warm) and evicted from it first
 // (cold, Linux). ns/op is the open and the search together; open-ms and search-ms split them, and
 // cpu-ms/op is the process CPU time of both (wall time on a shared machine waits for other jobs).
-// -count N runs the four cases in turn N times. A 1M-passage index:
+// -count N repeats each case N times. A 1M-passage index:
 //
 //	ragbench index bench --n 1000000 --queries 0 --peer-queries 0 --dir DIR
 //	go test ./harness/retrieval/index -run '^$' -bench OpenBM25 -benchtime 1x -count 5 -open-index DIR/index
