@@ -3,7 +3,6 @@ package methods_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,19 +17,6 @@ import (
 	"github.com/ragbench/ragbench/methods/methodtest"
 	"github.com/ragbench/ragbench/methods/prompts"
 )
-
-// The -update flag rewrites the golden files under testdata/. Other test files of the package may
-// define it too, so it is defined once, by whichever file's init runs first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-func blUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // scripted is one fidelity scenario: a method with settings, a question, the generator's replies in
 // order (the answer-completion call answers completion), and the expected counters and queries.
@@ -166,7 +152,7 @@ func blGolden(t *testing.T, set *prompts.Set, dir string, sc scripted, p methods
 	}
 	got := b.String()
 	path := filepath.Join("testdata", dir, sc.name+".golden")
-	if blUpdate() {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

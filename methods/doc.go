@@ -1,6 +1,6 @@
 // Package methods holds the RAG methods ragbench runs, one file per method, and the contract they
 // share: a Method answers one datasets.Example given an Env of components (generator, retrievers,
-// corpus-statistics counter, extractor, prompt templates) and returns a Prediction with the raw
+// corpus-statistics counter, extractor, prompt templates, unit store) and returns a Prediction with the raw
 // generated text, the extracted answer, every retrieval it made, its counters and a trace of its
 // decision path.
 //
@@ -12,6 +12,9 @@
 //
 // Methods are registered by name (Register, New) with their settings decoded strictly into the
 // method's own config struct, so a misspelt setting is an error naming the key.
+//
+// Methods whose context does not depend on generation (UMG-RAG, UMGP-RAG and their baselines)
+// implement Contexter, and RetrievalEval evaluates their contexts without a generator.
 //
 // It does not load datasets, open components from configs (the harness packages do), run many
 // questions (the runner does) or score (package metrics does).

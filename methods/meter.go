@@ -27,7 +27,9 @@ type Counters struct {
 	AnswerCalls  int `json:"answer_calls"`
 	AnswerTokens int `json:"answer_tokens"`
 	// LLMCacheHits counts generator calls (of either kind) the response cache answered.
-	LLMCacheHits int `json:"llm_cache_hits"`
+	// It depends on the cache's state, not on the question, so run records leave it out (the runner
+	// keeps it in the timings file).
+	LLMCacheHits int `json:"llm_cache_hits,omitempty"`
 	// NgramQueries counts corpus-statistics queries (Count and CoOccur).
 	NgramQueries int `json:"ngram_queries"`
 	// ExtractorCalls counts entity and triplet extraction calls.

@@ -3,7 +3,6 @@ package methods_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,27 +21,6 @@ import (
 	"github.com/ragbench/ragbench/methods/methodtest"
 	"github.com/ragbench/ragbench/methods/prompts"
 )
-
-// The -update flag rewrites the golden files. Other test files of the package may define it too, so
-// it is defined only when absent.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	v, _ := g.Get().(bool)
-	return v
-}
 
 // seq records the calls of every component in one interleaved order.
 type seq struct {
@@ -280,7 +258,7 @@ func render(c quCase, r quResult) string {
 func qucoGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "quco", name+".golden")
-	if updating() {
+	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -158,8 +158,11 @@ func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextU
 	out := make([]ContextUnit, len(ranked))
 	ev := Event{Kind: "select"}
 	for i, c := range ranked {
-		h := hitOf[c.ID]
-		out[i] = ContextUnit{ID: c.ID, Title: h.Title, Text: h.Text, Score: c.Score}
+		cu, err := contextUnit(ctx, env, hitOf[c.ID], c.ID, c.Score)
+		if err != nil {
+			return nil, trace, fmt.Errorf("method %s: %w", m.name, err)
+		}
+		out[i] = cu
 		ev.IDs = append(ev.IDs, c.ID)
 	}
 	trace = append(trace, ev)
@@ -169,4 +172,12 @@ func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextU
 // Answer implements Method.
 func (m *RAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
 	return answerWithContext(ctx, m, env, ex, m.cfg.MaxTokens, m.cfg.FinishOptions)
+}
+
+// CheckEnv implements EnvChecker: the retrievers the baseline names must all be configured.
+func (m *RAG) CheckEnv(env Env) error {
+	if err := env.Need(m.name, "generator"); err != nil {
+		return err
+	}
+	return needRetrievers(m.name, env, m.cfg.Retrievers)
 }

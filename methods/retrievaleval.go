@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -17,19 +19,31 @@ type EvalOptions struct {
 	// context size see the whole context.
 	Ks []int
 	// Gold returns an example's gold document ids or titles (nil: unknown, left out of the gold
-	// columns). Default: the titles of its supporting facts (HotpotQA, 2WikiMultihopQA). A context
-	// unit is gold when its document id (from Env.Units) or its title is in the set.
+	// columns). Default DefaultGold. A context unit is gold when its document id (from Env.Units) or
+	// its title is in the set.
 	Gold func(ex datasets.Example) map[string]bool
+	// GoldPassages returns an example's gold passages when Gold gives none (NQ-open: the oracle
+	// passages, datasets.ReadGoldOracle). A context unit covers a gold passage when its text, white
+	// space collapsed, lies inside the passage's (units are sentence windows of their documents);
+	// gold recall is then the share of gold passages covered.
+	GoldPassages func(ex datasets.Example) []datasets.Passage
 }
 
-// SupportingTitles is the default gold: the titles of an example's supporting facts, or nil.
-func SupportingTitles(ex datasets.Example) map[string]bool {
-	if len(ex.SupportingFacts) == 0 {
-		return nil
-	}
+// DefaultGold is the default gold of RetrievalEval: the titles of an example's supporting facts
+// (HotpotQA, 2WikiMultihopQA); for nq_longdoc the title of the question's page (the document id
+// corpus.Pool gives it); otherwise nil (NQ-open's gold passages are not units).
+func DefaultGold(ex datasets.Example) map[string]bool {
 	g := map[string]bool{}
 	for _, sf := range ex.SupportingFacts {
 		g[sf.Title] = true
+	}
+	if ex.Dataset == datasets.LayoutNQLongDoc {
+		for _, c := range ex.Contexts {
+			g[c.Title] = true
+		}
+	}
+	if len(g) == 0 {
+		return nil
 	}
 	return g
 }
@@ -79,7 +93,7 @@ func RetrievalEval(ctx context.Context, m Contexter, env Env, examples []dataset
 		return EvalReport{}, fmt.Errorf("retrieval eval: cut-off %d, want positive cut-offs", ks[0])
 	}
 	if o.Gold == nil {
-		o.Gold = SupportingTitles
+		o.Gold = DefaultGold
 	}
 	rep := EvalReport{Method: m.Name(), Rows: make([]EvalRow, len(ks))}
 	for i, k := range ks {
@@ -107,10 +121,33 @@ func RetrievalEval(ctx context.Context, m Contexter, env Env, examples []dataset
 		sub := metrics.NewAnswerMatcher(metrics.MatchSubstring, ex.Answers)
 		tok := metrics.NewAnswerMatcher(metrics.MatchTokens, ex.Answers)
 		gold := o.Gold(ex)
+		var passages []string
+		if len(gold) == 0 && o.GoldPassages != nil {
+			for _, p := range o.GoldPassages(ex) {
+				passages = append(passages, collapse(prompts.PassageText(p)))
+			}
+		}
 		for i := range rep.Rows {
 			row := &rep.Rows[i]
 			row.AR += metrics.AnswerRecall(sub, texts, row.K)
 			row.ARTokens += metrics.AnswerRecall(tok, texts, row.K)
+			if len(passages) > 0 {
+				covered := 0
+				for _, p := range passages {
+					for _, t := range texts[:min(row.K, len(texts))] {
+						if t = collapse(t); t != "" && strings.Contains(p, t) {
+							covered++
+							break
+						}
+					}
+				}
+				row.GoldRecall += float64(covered) / float64(len(passages))
+				if covered == len(passages) {
+					row.GoldAll++
+				}
+				row.GoldExamples++
+				continue
+			}
 			if len(gold) == 0 {
 				continue
 			}
@@ -149,6 +186,8 @@ func RetrievalEval(ctx context.Context, m Contexter, env Env, examples []dataset
 	rep.RetrievalP50, rep.FusionP50, rep.FusionP95 = quantile(ret, .5), quantile(fus, .5), quantile(fus, .95)
 	return rep, nil
 }
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 

@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +32,8 @@ import (
 //     had confidence 0.
 //   - "fused": the R-ranking's first TraceDepth units, one item each (name the unit id, value R,
 //     note "P=… tokens=…"); for UMGP a promoted parent's note adds its members.
-//   - "promote" (UMGP): one item per promoted parent (value its score, flag when capped, note the
-//     uncapped sum and the members).
+//   - "promote" (UMGP): Reason the number of promoted parents; one item for each of the TraceDepth
+//     best (value its score, flag when capped, note the uncapped sum and the members).
 //   - "select": one item per unit looked at (name the unit id, flag when selected, note the verdict:
 //     select, skip-overlap with the unit and share, skip-budget); IDs the final context.
 //   - "generate": Text the generation.
@@ -78,7 +79,7 @@ type UMGPConfig struct {
 
 func defaultUMG() UMGConfig {
 	return UMGConfig{Experts: []string{"bm25", "dense"}, Granularities: []int{2, 4, 8, 16, 32}, Depth: fusion.DefaultDepth,
-		Normalization: fusion.NormMinMax, Temperature: 1, Weights: fusion.WeightNormalized, LogBase: 2.718281828459045,
+		Normalization: fusion.NormMinMax, Temperature: 1, Weights: fusion.WeightNormalized, LogBase: math.E,
 		TopK: 5, TraceDepth: 20, MaxTokens: 128, FinishOptions: DefaultFinish}
 }
 
@@ -296,7 +297,12 @@ func (m *UMG) Context(ctx context.Context, env Env, question string) ([]ContextU
 	}
 	trace = append(trace, ev)
 	if m.promote != nil {
-		ev = Event{Kind: "promote", Threshold: Threshold(m.promote.Cap)}
+		ev = Event{Kind: "promote", Threshold: Threshold(m.promote.Cap), Reason: fmt.Sprintf("%d parents promoted", len(proms))}
+		// The best TraceDepth promotions by score (ties by parent id).
+		sort.SliceStable(proms, func(i, j int) bool { return proms[i].Score > proms[j].Score })
+		if len(proms) > m.cfg.TraceDepth {
+			proms = proms[:m.cfg.TraceDepth]
+		}
 		for _, p := range proms {
 			ev.Items = append(ev.Items, Item{Name: p.Parent, Value: p.Score, Flag: p.Capped,
 				Note: fmt.Sprintf("sum=%.6g members=%s", p.Sum, strings.Join(p.Members, ","))})
@@ -322,20 +328,33 @@ func (m *UMG) Context(ctx context.Context, env Env, question string) ([]ContextU
 	out := make([]ContextUnit, len(sel))
 	for i, r := range sel {
 		ev.IDs = append(ev.IDs, r.ID)
-		cu := ContextUnit{ID: r.ID, Score: r.R}
-		if h, ok := hitOf[r.ID]; ok {
-			cu.Title, cu.Text = h.Title, h.Text
-		} else {
-			t, err := env.Units.Text(ctx, r.ID)
-			if err != nil {
-				return nil, append(trace, ev), fmt.Errorf("method %s: text of %s: %w", m.name, r.ID, err)
-			}
-			cu.Text = t
+		h, ok := hitOf[r.ID]
+		if !ok {
+			u, _ := env.Units.Unit(r.ID)
+			h.Title = u.Title
+		}
+		cu, err := contextUnit(ctx, env, h, r.ID, r.R)
+		if err != nil {
+			return nil, append(trace, ev), fmt.Errorf("method %s: %w", m.name, err)
 		}
 		out[i] = cu
 	}
 	trace = append(trace, ev)
 	return out, trace, nil
+}
+
+// contextUnit makes a context unit of a hit, reading its text from env.Units when the hit has none
+// (lean retrievers, promoted parents that were not retrieved).
+func contextUnit(ctx context.Context, env Env, h retrieval.Hit, id string, score float64) (ContextUnit, error) {
+	cu := ContextUnit{ID: id, Title: h.Title, Text: h.Text, Score: score}
+	if cu.Text == "" && env.Units != nil {
+		t, err := env.Units.Text(ctx, id)
+		if err != nil {
+			return cu, fmt.Errorf("text of %s: %w", id, err)
+		}
+		cu.Text = t
+	}
+	return cu, nil
 }
 
 // Answer implements Method: the context, one generation, the answer step.
@@ -385,4 +404,13 @@ func ContextAnswerRecall(units []ContextUnit, answers []string) float64 {
 		}
 	}
 	return 0
+}
+
+// CheckEnv implements EnvChecker: the unit store and every expert × granularity retriever must be
+// configured, so a run missing one fails before its first question.
+func (m *UMG) CheckEnv(env Env) error {
+	if err := env.Need(m.name, "generator", "units"); err != nil {
+		return err
+	}
+	return needRetrievers(m.name, env, m.Pairs())
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,22 +20,20 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/umg")
-
 // scriptUnits is a unit store over one document "d" of 12 sentences: three units per granularity
 // (2, 4, 8), the hand case of harness/retrieval/fusion.
-type scriptUnits map[string]corpus.Unit
+type umgUnits map[string]corpus.Unit
 
-func (s scriptUnits) Unit(id string) (corpus.Unit, bool) { u, ok := s[id]; return u, ok }
-func (s scriptUnits) Text(_ context.Context, id string) (string, error) {
+func (s umgUnits) Unit(id string) (corpus.Unit, bool) { u, ok := s[id]; return u, ok }
+func (s umgUnits) Text(_ context.Context, id string) (string, error) {
 	if _, ok := s[id]; !ok {
 		return "", fmt.Errorf("no unit %q", id)
 	}
 	return "stored text of " + id, nil
 }
 
-func handUnits() scriptUnits {
-	s := scriptUnits{}
+func umgHandUnits() umgUnits {
+	s := umgUnits{}
 	add := func(id string, g, st, end, tok int, parent string) {
 		s[id] = corpus.Unit{ID: id, DocID: "d", Title: "Doc D", Size: g, Start: st, End: end, Tokens: tok, Parent: parent}
 	}
@@ -52,11 +49,11 @@ func handUnits() scriptUnits {
 	return s
 }
 
-const question = "who wrote the hand case?"
+const umgQuestion = "who wrote the hand case?"
 
 // handRetrievers answer the question with the hand case's lists; without withParent the 8-sentence
 // lists hold d#g8:4-12 only, so that UMGP reads the text of the parent d#g8:0-8 from the unit store.
-func handRetrievers(withParent bool) map[string]retrieval.Retriever {
+func umgHandRetrievers(withParent bool) map[string]retrieval.Retriever {
 	lists := map[string][][2]any{
 		"bm25@2":  {{"d#g2:0-2", 3.0}, {"d#g2:1-3", 2.0}, {"d#g2:8-10", 1.0}},
 		"bm25@4":  {{"d#g4:8-12", 4.0}},
@@ -80,12 +77,12 @@ func handRetrievers(withParent bool) map[string]retrieval.Retriever {
 			}
 			hits = append(hits, retrieval.Hit{ID: id, Title: "Doc D", Text: text, Score: c[1].(float64), Rank: i + 1})
 		}
-		out[name] = &methodtest.Retriever{Hits: map[string][]retrieval.Hit{question: hits}}
+		out[name] = &methodtest.Retriever{Hits: map[string][]retrieval.Hit{umgQuestion: hits}}
 	}
 	return out
 }
 
-func loadPrompts(t *testing.T) *prompts.Set {
+func umgPrompts(t *testing.T) *prompts.Set {
 	set, err := prompts.Load(testenv.Reference(t, "quco-rag"))
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +93,8 @@ func loadPrompts(t *testing.T) *prompts.Set {
 // TestUMGScripted answers one scripted question with each method and compares the prediction
 // (context, counters, retrievals, signals, trace) with a golden file.
 func TestUMGScripted(t *testing.T) {
-	set := loadPrompts(t)
-	ex := datasets.Example{ID: "q1", Dataset: "nq_open", Question: question, Answers: []string{"Ada Lovelace"}}
+	set := umgPrompts(t)
+	ex := datasets.Example{ID: "q1", Dataset: "nq_open", Question: umgQuestion, Answers: []string{"Ada Lovelace"}}
 	cases := []struct {
 		golden, method string
 		settings       map[string]any
@@ -127,7 +124,7 @@ func TestUMGScripted(t *testing.T) {
 				t.Fatal(err)
 			}
 			gen := &methodtest.Generator{Replies: []methodtest.Reply{{Text: "It was Ada. So the answer is Ada Lovelace."}}}
-			env, meter := methods.Instrument(methods.Env{Generator: gen, Retrievers: handRetrievers(c.withParent), Units: handUnits(), Prompts: set})
+			env, meter := methods.Instrument(methods.Env{Generator: gen, Retrievers: umgHandRetrievers(c.withParent), Units: umgHandUnits(), Prompts: set})
 			p, err := m.Answer(context.Background(), env, ex)
 			if err != nil {
 				t.Fatal(err)
@@ -170,12 +167,12 @@ func TestUMGScripted(t *testing.T) {
 			if want := slices.Contains(sel, "d#g2:0-2"); (p.Signals[key] == 1) != want || len(p.Signals) != 1 {
 				t.Errorf("signals %v, want %s = %v", p.Signals, key, want)
 			}
-			golden(t, filepath.Join("testdata", "umg", c.golden+".json"), p)
+			umgGolden(t, filepath.Join("testdata", "umg", c.golden+".json"), p)
 		})
 	}
 }
 
-func golden(t *testing.T, path string, v any) {
+func umgGolden(t *testing.T, path string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
@@ -199,34 +196,34 @@ func golden(t *testing.T, path string, v any) {
 
 func TestUMGBadInput(t *testing.T) {
 	ctx := context.Background()
-	set := loadPrompts(t)
-	ex := datasets.Example{ID: "q1", Dataset: "nq_open", Question: question, Answers: []string{"x"}}
+	set := umgPrompts(t)
+	ex := datasets.Example{ID: "q1", Dataset: "nq_open", Question: umgQuestion, Answers: []string{"x"}}
 	gen := &methodtest.Generator{}
 	m, _ := methods.New("umg", nil)
 	// No unit store.
-	_, err := m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: handRetrievers(true)}, ex)
+	_, err := m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: umgHandRetrievers(true)}, ex)
 	if err == nil || !strings.Contains(err.Error(), "units") {
 		t.Errorf("no units: %v", err)
 	}
 	// Granularities 16 and 32 are not configured: the error names every missing pair.
-	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: handRetrievers(true), Units: handUnits()}, ex)
+	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: umgHandRetrievers(true), Units: umgHandUnits()}, ex)
 	for _, want := range []string{"bm25@16", "bm25@32", "dense@16", "dense@32", "have bm25@2"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing granularity: %v lacks %q", err, want)
 		}
 	}
 	// A unit the store does not know.
-	units := handUnits()
+	units := umgHandUnits()
 	delete(units, "d#g4:0-4")
 	m, _ = methods.New("umg", map[string]any{"granularities": []int{2, 4, 8}})
-	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: handRetrievers(true), Units: units}, ex)
+	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: umgHandRetrievers(true), Units: units}, ex)
 	if err == nil || !strings.Contains(err.Error(), "d#g4:0-4") {
 		t.Errorf("unknown unit: %v", err)
 	}
 	// An expert that fails is named.
-	r := handRetrievers(true)
+	r := umgHandRetrievers(true)
 	r["dense@4"] = &methodtest.Retriever{Err: fmt.Errorf("embedding 0 has 3 dimensions, want 8")}
-	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: r, Units: handUnits()}, ex)
+	_, err = m.Answer(ctx, methods.Env{Generator: gen, Prompts: set, Retrievers: r, Units: umgHandUnits()}, ex)
 	if err == nil || !strings.Contains(err.Error(), "expert dense@4") || !strings.Contains(err.Error(), "dimensions") {
 		t.Errorf("failing expert: %v", err)
 	}
@@ -248,5 +245,57 @@ func TestUMGBadInput(t *testing.T) {
 		if _, err := methods.New(bad.method, bad.settings); err == nil {
 			t.Errorf("%s %v: no error", bad.method, bad.settings)
 		}
+	}
+}
+
+// umgStub is a Contexter with a fixed context per question.
+type umgStub struct {
+	units map[string][]methods.ContextUnit
+}
+
+func (s umgStub) Name() string { return "stub" }
+func (s umgStub) K() int       { return 3 }
+func (s umgStub) Answer(context.Context, methods.Env, datasets.Example) (methods.Prediction, error) {
+	return methods.Prediction{}, nil
+}
+func (s umgStub) Context(_ context.Context, _ methods.Env, q string) ([]methods.ContextUnit, []methods.Event, error) {
+	return s.units[q], nil, nil
+}
+
+// TestRetrievalEvalGold checks AR@k and both gold modes by hand: documents by title (supporting
+// facts) and passages covered by unit texts (NQ-open's oracle).
+func TestRetrievalEvalGold(t *testing.T) {
+	stub := umgStub{units: map[string][]methods.ContextUnit{
+		"q1": {{ID: "A#g2:0-2", Title: "A", Text: "Paris is big."}, {ID: "B#g2:0-2", Title: "B", Text: "Lyon  is\\nsmaller."}, {ID: "C#g2:0-2", Title: "C", Text: "Nice."}},
+		"q2": {{ID: "D#g2:0-2", Title: "D", Text: "Oslo."}, {ID: "A#g2:0-2", Title: "A", Text: "Paris is big."}},
+	}}
+	exs := []datasets.Example{
+		{ID: "1", Question: "q1", Answers: []string{"Lyon"}, SupportingFacts: []datasets.SupportingFact{{Title: "A"}, {Title: "C"}}},
+		{ID: "2", Question: "q2", Answers: []string{"Paris"}},
+	}
+	passages := map[string][]datasets.Passage{"q2": {
+		{Title: "P", Text: "Intro. Paris is   big. More."}, // covered by A's unit at k = 2
+		{Title: "Q", Text: "Unrelated."},
+	}}
+	rep, err := methods.RetrievalEval(context.Background(), stub, methods.Env{}, exs, methods.EvalOptions{Ks: []int{1, 2, 3},
+		GoldPassages: func(ex datasets.Example) []datasets.Passage { return passages[ex.Question] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []methods.EvalRow{
+		// k=1: q1 no Lyon, gold A of {A,C}; q2 no Paris, no passage covered.
+		{K: 1, AR: 0, ARTokens: 0, GoldRecall: (0.5 + 0) / 2, GoldAll: 0, GoldExamples: 2},
+		// k=2: q1 Lyon, A; q2 Paris, passage P of {P,Q}.
+		{K: 2, AR: 1, ARTokens: 1, GoldRecall: (0.5 + 0.5) / 2, GoldAll: 0, GoldExamples: 2},
+		// k=3: q1 A and C: all.
+		{K: 3, AR: 1, ARTokens: 1, GoldRecall: (1 + 0.5) / 2, GoldAll: 0.5, GoldExamples: 2},
+	}
+	for i, w := range want {
+		if rep.Rows[i] != w {
+			t.Errorf("row %d: %+v, want %+v", i, rep.Rows[i], w)
+		}
+	}
+	if rep.Questions != 2 || rep.MeanUnits != 2.5 {
+		t.Errorf("report %+v", rep)
 	}
 }

@@ -23,6 +23,9 @@ type Predictions struct {
 	// failed example): they are not predictions, so their examples count as missing unless a later
 	// record for the same id (a resumed run's retry) succeeded.
 	Errored int
+	// Null counts records whose prediction field is JSON null: they are not predictions, so their
+	// examples count as missing (a null is no answer, not the empty answer).
+	Null int
 	// Models lists, in order of first appearance, the distinct values of the JSONL records' "model"
 	// field (as `ragbench predict` writes it: the model name, or "offline reader (no LLM)"), so that a
 	// report can always say which system made the predictions.
@@ -35,7 +38,8 @@ const maxPredictionLine = 16 << 20
 // ReadPredictions reads predictions in either of two formats, detected from the content:
 //
 //   - JSONL, one object per line with an id field ("id", "qid" or "_id"; a string or an integer) and
-//     a prediction field ("prediction", "pred" or "answer", a string). Blank lines are skipped. This
+//     a prediction field ("prediction", "pred" or "answer", a string; null is no prediction, counted in
+//     Null, and its example scores as missing). Blank lines are skipped. This
 //     also reads DRAGIN/QuCo-RAG output files ({"qid", "prediction", ...}) and `ragbench predict`
 //     output, whose records with a non-empty "error" field are skipped and counted in Errored.
 //   - the official HotpotQA prediction JSON, an object {"answer": {id: text, ...}, "sp": ...}.
@@ -85,9 +89,17 @@ func readHotpotPredictions(data []byte, name string) (*Predictions, bool, error)
 			return nil, true, fmt.Errorf("predictions %s: field \"answer\": %w", name, err)
 		}
 		id, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, true, fmt.Errorf("predictions %s: answer for id %q: %w", name, id, err)
+		}
+		if string(val) == "null" {
+			p.Null++
+			continue
+		}
 		var text string
-		if err := dec.Decode(&text); err != nil {
-			return nil, true, fmt.Errorf("predictions %s: answer for id %q: want a string: %w", name, id, err)
+		if err := json.Unmarshal(val, &text); err != nil {
+			return nil, true, fmt.Errorf("predictions %s: answer for id %q: want a string or null, got %s", name, id, truncate(val))
 		}
 		if _, dup := p.Text[id]; dup {
 			return nil, true, fmt.Errorf("predictions %s: duplicate id %q in \"answer\"", name, id)
@@ -128,9 +140,13 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 			p.Errored++
 			continue
 		}
-		text, err := predictionField(rec)
+		text, isNull, err := predictionField(rec)
 		if err != nil {
 			return nil, fmt.Errorf("predictions %s:%d: %w", name, n, err)
+		}
+		if isNull {
+			p.Null++
+			continue
 		}
 		if first, dup := line[id]; dup {
 			return nil, fmt.Errorf("predictions %s:%d: duplicate id %q (first on line %d)", name, n, id, first)
@@ -142,7 +158,7 @@ func readJSONLPredictions(data []byte, name string) (*Predictions, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("predictions %s: after line %d: %w", name, n, err)
 	}
-	if len(p.IDs) == 0 && p.Errored == 0 {
+	if len(p.IDs) == 0 && p.Errored == 0 && p.Null == 0 {
 		return nil, fmt.Errorf("predictions %s: no predictions", name)
 	}
 	return p, nil
@@ -188,19 +204,24 @@ func idField(rec map[string]json.RawMessage) (string, error) {
 	return "", fmt.Errorf("missing id field (one of \"id\", \"qid\", \"_id\")")
 }
 
-func predictionField(rec map[string]json.RawMessage) (string, error) {
+// predictionField returns the record's prediction; isNull reports a JSON null, which is no
+// prediction (the example counts as missing), not the empty answer.
+func predictionField(rec map[string]json.RawMessage) (text string, isNull bool, err error) {
 	for _, k := range []string{"prediction", "pred", "answer"} {
 		raw, ok := rec[k]
 		if !ok {
 			continue
 		}
+		if string(bytes.TrimSpace(raw)) == "null" {
+			return "", true, nil
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", fmt.Errorf("field %q: want a string, got %s", k, truncate(raw))
+			return "", false, fmt.Errorf("field %q: want a string or null, got %s", k, truncate(raw))
 		}
-		return s, nil
+		return s, false, nil
 	}
-	return "", fmt.Errorf("missing prediction field (one of \"prediction\", \"pred\", \"answer\")")
+	return "", false, fmt.Errorf("missing prediction field (one of \"prediction\", \"pred\", \"answer\")")
 }
 
 func truncate(raw []byte) string {

@@ -37,6 +37,9 @@ func TestReadPredictions(t *testing.T) {
 		{"{\"id\": \"a\", \"prediction\": \"\", \"error\": \"429\"}\n{\"id\": \"b\", \"prediction\": \"y\", \"error\": \"\"}\n{\"id\": \"a\", \"prediction\": \"x\"}\n",
 			map[string]string{"a": "x", "b": "y"}, []string{"b", "a"}, "jsonl", "", "ragbench predict output: an errored record is skipped and a retry of its id is no duplicate; an empty error is none"},
 		{"{\"id\": \"a\", \"prediction\": \"\", \"error\": \"boom\"}\n", map[string]string{}, nil, "jsonl", "", "only errored records: no predictions, no error (all missing)"},
+		{"{\"id\": \"a\", \"prediction\": null}\n{\"id\": \"b\", \"prediction\": \"\"}\n", map[string]string{"b": ""}, []string{"b"}, "jsonl", "", "a null prediction is no prediction (missing), unlike the empty string"},
+		{"{\"id\": \"a\", \"prediction\": null}\n", map[string]string{}, nil, "jsonl", "", "only null predictions: no error (all missing)"},
+		{"{\"answer\": {\"a\": null, \"b\": \"y\"}}", map[string]string{"b": "y"}, []string{"b"}, "hotpotqa", "", "a null HotpotQA answer is missing too"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {

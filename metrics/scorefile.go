@@ -20,18 +20,37 @@ type FileScore struct {
 	Outside int
 	// Errored counts records that carry an error instead of a prediction (Predictions.Errored).
 	Errored int
+	// Null counts records whose prediction is null (Predictions.Null); their examples count as missing.
+	Null int
+	// Matched counts predictions for examples of the dataset (in the selection or not).
+	Matched int
+}
+
+// NoMatchError is ScorePredictions' error when the file holds predictions but none of their ids is
+// an id of the dataset: the predictions were almost certainly made for another dataset or id scheme.
+type NoMatchError struct {
+	Name         string // the predictions file
+	Predictions  int    // predictions in the file
+	FirstID      string // the first prediction's id
+	FirstExample string // the first example's id in the dataset ("" for an empty selection)
+}
+
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("predictions %s: none of its %d prediction id(s) is an id of the dataset (first prediction id %q, first dataset id %q)",
+		e.Name, e.Predictions, e.FirstID, e.FirstExample)
 }
 
 // ScorePredictions reads a predictions file from r (see ReadPredictions; name is used in errors) and
 // scores it against the selected examples (see Score). inDataset reports whether an id belongs to the
 // whole dataset, so that a prediction for an example left out of the selection is told apart from one
-// for no example at all.
+// for no example at all. A file with predictions none of which is for an example of the dataset is a
+// *NoMatchError.
 func ScorePredictions(r io.Reader, name string, examples []datasets.Example, inDataset func(id string) bool, opts Options) (*FileScore, error) {
 	preds, err := ReadPredictions(r, name)
 	if err != nil {
 		return nil, err
 	}
-	fs := &FileScore{Errored: preds.Errored}
+	fs := &FileScore{Errored: preds.Errored, Null: preds.Null}
 	var unknown []string
 	fs.Records, fs.Summary, unknown = Score(examples, preds.Text, preds.IDs, opts)
 	for _, id := range unknown {
@@ -40,6 +59,14 @@ func ScorePredictions(r io.Reader, name string, examples []datasets.Example, inD
 		} else {
 			fs.Stray = append(fs.Stray, id)
 		}
+	}
+	fs.Matched = len(preds.IDs) - len(fs.Stray)
+	if len(preds.IDs) > 0 && fs.Matched == 0 {
+		e := &NoMatchError{Name: name, Predictions: len(preds.IDs), FirstID: preds.IDs[0]}
+		if len(examples) > 0 {
+			e.FirstExample = examples[0].ID
+		}
+		return nil, e
 	}
 	fs.Summary.Unknown = len(fs.Stray)
 	fs.Summary.Models = preds.Models

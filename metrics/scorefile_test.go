@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -30,6 +31,20 @@ func TestScorePredictions(t *testing.T) {
 	}
 	if strings.Join(fs.Summary.Models, ",") != "m1,m2" {
 		t.Errorf("models %v, want the file's models in order", fs.Summary.Models)
+	}
+	if fs.Matched != 2 {
+		t.Errorf("matched %d, want 2 (a and c)", fs.Matched)
+	}
+	// Predictions for another dataset: not one id matches, which is an error, not all-zero scores.
+	_, err = ScorePredictions(strings.NewReader("{\"id\": \"0\", \"prediction\": \"x\"}\n{\"id\": \"1\", \"prediction\": \"y\"}\n"), "nq.jsonl", examples, inDataset, Options{})
+	var nm *NoMatchError
+	if !errors.As(err, &nm) || nm.Predictions != 2 || nm.FirstID != "0" || nm.FirstExample != "a" || !strings.Contains(err.Error(), "nq.jsonl") {
+		t.Errorf("no id matches: got %v, want a NoMatchError naming the file and the first ids", err)
+	}
+	// A null prediction is missing, not the empty answer; it is counted.
+	fs, err = ScorePredictions(strings.NewReader("{\"id\": \"a\", \"prediction\": null}\n{\"id\": \"b\", \"prediction\": \"Rome\"}\n"), "p.jsonl", examples, inDataset, Options{Resamples: -1})
+	if err != nil || fs.Null != 1 || fs.Summary.Missing != 1 || !fs.Records[0].Missing {
+		t.Errorf("null prediction: err %v, %+v", err, fs)
 	}
 	if _, err := ScorePredictions(strings.NewReader(""), "empty.jsonl", examples, inDataset, Options{}); err == nil || !strings.Contains(err.Error(), "empty.jsonl") {
 		t.Errorf("an empty file is an error naming it: %v", err)

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ragbench/ragbench/internal/pathcheck"
-	"io"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,70 +15,26 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// datasetFlags select a subset of a dataset and, for a custom dataset, its columns. Other commands that
-// take --dataset reuse them with datasetOptions.
-func datasetFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.IntFlag{Name: "limit", Usage: "keep the first `N` examples in file order (0 = all)"},
-		&cli.IntFlag{Name: "sample", Usage: "keep `N` examples sampled deterministically with --seed (a smaller N is a subset of a larger one)"},
-		&cli.Int64Flag{Name: "seed", Usage: "seed of --sample", Value: 0},
-		&cli.StringFlag{Name: "split", Usage: "split of a directory holding several (e.g. validation)"},
-		&cli.StringFlag{Name: "question-col", Usage: "custom dataset: the question `COLUMN`"},
-		&cli.StringFlag{Name: "answers-col", Usage: "custom dataset: the gold answer(s) `COLUMN` (text or list of text)"},
-		&cli.StringFlag{Name: "id-col", Usage: "custom dataset: the id `COLUMN` (default id/_id, else the row index)"},
-	}
-}
-
-// datasetOptions reads the flags of datasetFlags.
-func datasetOptions(c *cli.Context) (datasets.LoadOptions, error) {
-	o := datasets.LoadOptions{Limit: c.Int("limit"), Sample: c.Int("sample"), Seed: c.Int64("seed"), Split: c.String("split")}
-	if o.Limit < 0 || o.Sample < 0 {
-		return o, usagef("--limit and --sample must not be negative")
-	}
-	q, a, id := c.String("question-col"), c.String("answers-col"), c.String("id-col")
-	if q != "" || a != "" || id != "" {
-		if q == "" || a == "" {
-			return o, usagef("a custom column mapping needs both --question-col and --answers-col")
-		}
-		o.Columns = &datasets.Mapping{Question: q, Answers: a, ID: id}
-	}
-	return o, nil
-}
-
-// printWarnings writes a count of the load warnings and the first few to w.
-func printWarnings(w io.Writer, ws []datasets.Warning) {
-	if len(ws) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "%d warnings:\n", len(ws))
-	for i, x := range ws {
-		if i == 10 {
-			fmt.Fprintf(w, "  ... and %d more\n", len(ws)-10)
-			break
-		}
-		fmt.Fprintf(w, "  %s\n", x)
-	}
-}
-
 func init() {
 	register(&cli.Command{
 		Name:  "datasets",
 		Usage: "list, inspect, import and fetch QA datasets",
 		Description: "A dataset SPEC is a parquet file, a directory of SPLIT-0000K-of-0000N.parquet shards, a dataset name\n" +
 			"(" + strings.Join(datasets.Names(), ", ") + "; hotpotqa = hotpotqa-distractor), or a custom dataset\n" +
-			"spec file (.yaml/.json with path and columns). Names are looked up in $RAGBENCH_DATA, then ../shared/data\n" +
-			"beside the working directory or an ancestor, then the download cache ($RAGBENCH_CACHE or ~/.cache/ragbench).",
+			"spec file (.yaml/.json with path and columns). Names are looked up in $RAGBENCH_DATA, then the download\n" +
+			"cache ($RAGBENCH_CACHE or ~/.cache/ragbench), then shared/data beside the checkout; NAME@data, NAME@cache or\n" +
+			"NAME@shared picks one copy. 'datasets list' shows every copy found and which one a bare name loads.",
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
-				Usage:  "list the known dataset names and where each is found",
+				Usage:  "list the known dataset names, every copy found (source, rows, path) and the one a bare name loads",
 				Action: datasetsList,
 			},
 			{
 				Name:      "inspect",
 				Usage:     "print row count, columns and types, answer-length statistics and one example",
 				ArgsUsage: "SPEC",
-				Flags:     append(datasetFlags(), &cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}),
+				Flags:     append(datasetFlags(), formatFlags("text", "json")...),
 				Action:    datasetsInspect,
 			},
 			{
@@ -101,7 +56,8 @@ func init() {
 				Usage:     "convert an official release file into the Hugging Face parquet layout",
 				ArgsUsage: "IN OUT.parquet",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "format", Required: true, Usage: "input format: " + strings.Join(datasets.ImportFormats, ", ")},
+					&cli.StringFlag{Name: "from", Usage: "input `FORMAT` (required): " + strings.Join(datasets.ImportFormats, ", ")},
+					oldFlag("format", "from"),
 					&cli.StringFlag{Name: "aliases", Usage: "2wiki: id_aliases.json (JSON lines) to fill answer_aliases"},
 				},
 				Action: datasetsImport,
@@ -128,46 +84,50 @@ func init() {
 
 func datasetsList(c *cli.Context) error {
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tHUB\tFOUND")
-	dirs := datasets.DataDirs()
+	fmt.Fprintln(w, "NAME\tHUB\tUSED\tSOURCE\tROWS\tPATH")
 	for _, n := range datasets.Names() {
 		hub := "-"
-		src, rel, ok := datasets.HubSourceOf(n)
-		if ok {
+		if src, _, ok := datasets.HubSourceOf(n); ok {
 			hub = src.Repo + "/" + src.Dir + "/" + src.Split + "-*"
-		} else {
-			_, rel, _ = datasets.LocalDirOf(n)
 		}
-		found := "not found (see 'ragbench datasets fetch')"
-		if !ok {
-			found = "not found (see 'ragbench datasets import')"
+		locs, err := datasets.Locations(n)
+		if err != nil {
+			return err
 		}
-		for _, d := range dirs {
-			p := filepath.Join(d, filepath.FromSlash(rel))
-			if _, err := os.Stat(p); err == nil {
-				found = p
-				break
+		if len(locs) == 0 {
+			how := "datasets import"
+			if hub != "-" {
+				how = "datasets fetch " + n
 			}
+			fmt.Fprintf(w, "%s\t%s\t\t-\t-\tnot found (see 'ragbench %s')\n", n, hub, how)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", n, hub, found)
-	}
-	return w.Flush()
-}
-
-func oneArg(c *cli.Context, what string) (string, error) {
-	if c.NArg() != 1 {
-		for _, a := range c.Args().Slice()[min(1, c.NArg()):] {
-			if strings.HasPrefix(a, "-") {
-				return "", usagef("%s: flags go before %s (got %q after it)", c.Command.Name, what, a)
+		for i, l := range locs {
+			rows := "?"
+			if k, err := datasets.RowCount(l.Files); err != nil {
+				rows = "unreadable: " + err.Error()
+			} else if len(l.Files) > 0 {
+				rows = fmt.Sprint(k)
 			}
+			used := ""
+			if i == 0 {
+				used = "*"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", n, hub, used, l.Source, rows, l.Dir)
 		}
-		return "", usagef("%s: want one argument %s, got %d", c.Command.Name, what, c.NArg())
 	}
-	return c.Args().First(), nil
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(infoWriter(c), "* = the copy a bare name loads; NAME@SOURCE (e.g. hotpotqa@shared) picks another")
+	return nil
 }
 
 func datasetsInspect(c *cli.Context) error {
 	spec, err := oneArg(c, "SPEC")
+	if err != nil {
+		return err
+	}
+	format, err := outputFormat(c, "text", "json")
 	if err != nil {
 		return err
 	}
@@ -179,7 +139,8 @@ func datasetsInspect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") { // the warnings are in the JSON
+	announce(c, &datasets.Dataset{Name: r.Name, Files: r.Files, Total: r.Total}, r.Rows)
+	if format == "json" { // the warnings are in the JSON
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
@@ -196,11 +157,7 @@ func datasetsExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opts, err := datasetOptions(c)
-	if err != nil {
-		return err
-	}
-	ds, err := datasets.Load(c.Context, spec, opts)
+	ds, err := loadDataset(c, spec)
 	if err != nil {
 		return err
 	}
@@ -211,7 +168,6 @@ func datasetsExport(c *cli.Context) error {
 			return err
 		}
 	}
-	printWarnings(c.App.ErrWriter, ds.Warnings)
 	return nil
 }
 
@@ -229,7 +185,7 @@ func datasetsBench(c *cli.Context) error {
 		return usagef("bench: -n must be at least 1")
 	}
 	lt, err := datasets.TimeLoads(c.Context, spec, opts, n, func(lt datasets.LoadTimes) {
-		fmt.Fprintf(c.App.ErrWriter, "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
+		fmt.Fprintf(infoWriter(c), "bench %s: %d rows, %d loads\n", lt.Name, lt.Rows, n)
 	})
 	if err != nil {
 		return err
@@ -249,13 +205,15 @@ func datasetsImport(c *cli.Context) error {
 	if err := pathcheck.Distinct(out, in, c.String("aliases")); err != nil {
 		return usagef("import: %v", err)
 	}
-	format := c.String("format")
-	known := false
-	for _, f := range datasets.ImportFormats {
-		known = known || f == format
+	format, err := renamed(c, "from", "format")
+	if err != nil {
+		return err
 	}
-	if !known {
-		return usagef("import: unknown --format %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
+	if format == "" {
+		return usagef("import needs --from FORMAT (one of %s)", strings.Join(datasets.ImportFormats, ", "))
+	}
+	if !slices.Contains(datasets.ImportFormats, format) {
+		return usagef("import: unknown --from %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
 	}
 	f, err := os.Open(in)
 	if err != nil {
@@ -266,7 +224,7 @@ func datasetsImport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "imported %d rows from %s into %s\n", n, in, out)
+	fmt.Fprintf(infoWriter(c), "imported %d rows from %s into %s\n", n, in, out)
 	return nil
 }
 
@@ -275,7 +233,7 @@ func datasetsFetch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f := datasets.NewFetcher(c.App.ErrWriter)
+	f := datasets.NewFetcher(infoWriter(c))
 	repo, dir, split := c.String("repo"), c.String("dir"), c.String("split")
 	var dest string
 	var res []datasets.FetchResult
@@ -302,6 +260,6 @@ func datasetsFetch(c *cli.Context) error {
 		}
 		fmt.Fprintf(c.App.Writer, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "%s: %d file(s) in %s\n", name, len(res), dest)
+	fmt.Fprintf(infoWriter(c), "%s: %d file(s) in %s\n", name, len(res), dest)
 	return nil
 }

@@ -28,10 +28,18 @@ func TestDatasetsInspect(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, code = runCLI(t, "datasets", "inspect", "--json", "--limit", "10", path)
+	out, _, code = runCLI(t, "datasets", "inspect", "--format", "json", "--limit", "10", path)
 	var r datasets.Report
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Rows != 10 || r.Total != 500 || r.Example.ID != "5a7613c15542994ccc9186bf" {
 		t.Fatalf("json report: exit %d, %+v", code, r)
+	}
+	old, _, _ := runCLI(t, "datasets", "inspect", "--json", "--limit", "10", path)
+	if old != out {
+		t.Error("the deprecated --json must print what --format json prints")
+	}
+	_, stderr, code = runCLI(t, "datasets", "inspect", "--json", "--format", "text", path)
+	if code != 2 || !strings.Contains(stderr, "disagree") {
+		t.Errorf("--json with --format text: exit %d, %q; want a usage error", code, stderr)
 	}
 }
 
@@ -73,9 +81,11 @@ func TestDatasetsUsageErrors(t *testing.T) {
 		{"flags after the spec are pointed out", []string{"datasets", "inspect", "nq_open", "--limit", "3"}, 2, "flags go before"},
 		{"negative limit", []string{"datasets", "inspect", "--limit", "-1", "nq_open"}, 2, "negative"},
 		{"half a column mapping", []string{"datasets", "inspect", "--question-col", "q", "x.parquet"}, 2, "--answers-col"},
-		{"unknown import format", []string{"datasets", "import", "--format", "squad", "a", "b"}, 2, "unknown --format"},
-		{"import needs two paths", []string{"datasets", "import", "--format", "nq-open", "a"}, 2, "want IN and OUT"},
-		{"missing input file", []string{"datasets", "import", "--format", "nq-open", "/nonexistent/in.jsonl", filepath.Join(t.TempDir(), "o.parquet")}, 1, "/nonexistent/in.jsonl"},
+		{"unknown import format", []string{"datasets", "import", "--from", "squad", "a", "b"}, 2, "unknown --from"},
+		{"the old --format name still works", []string{"datasets", "import", "--format", "squad", "a", "b"}, 2, "unknown --from"},
+		{"a missing input format is a usage error", []string{"datasets", "import", "a", "b"}, 2, "import needs --from"},
+		{"import needs two paths", []string{"datasets", "import", "--from", "nq-open", "a"}, 2, "want IN and OUT"},
+		{"missing input file", []string{"datasets", "import", "--from", "nq-open", "/nonexistent/in.jsonl", filepath.Join(t.TempDir(), "o.parquet")}, 1, "/nonexistent/in.jsonl"},
 		{"unknown dataset", []string{"datasets", "inspect", "squad2"}, 1, "unknown dataset"},
 	}
 	for _, tc := range cases {
@@ -118,4 +128,56 @@ func TestDatasetsFetchCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "cached") {
 		t.Fatalf("second fetch: exit %d, %s", code, out)
 	}
+}
+
+// TestDatasetsListShowsEveryCopy: a name found in two places is listed twice, each with its row
+// count, the first marked as the one used; loading it says which file it read and how many rows.
+func TestDatasetsListShowsEveryCopy(t *testing.T) {
+	shared := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	mine := t.TempDir()
+	out := filepath.Join(mine, "nq_open", "validation-00000-of-00001.parquet")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "datasets", "import", "--from", "nq-open", writeNQJSONL(t, 3), out); code != 0 {
+		t.Fatalf("import: %s", stderr)
+	}
+	t.Setenv("RAGBENCH_DATA", mine)
+	t.Setenv("RAGBENCH_CACHE", t.TempDir())
+	list, _, code := runCLI(t, "datasets", "list")
+	var rows []string
+	for _, line := range strings.Split(list, "\n") {
+		if strings.HasPrefix(line, "nq_open ") {
+			rows = append(rows, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	if code != 0 || len(rows) != 2 || !strings.Contains(rows[0], "* data 3 "+filepath.Dir(out)) || !strings.Contains(rows[1], " shared ") {
+		t.Fatalf("exit %d; nq_open rows %q; want the data copy (3 rows, used) then the shared one:\n%s", code, rows, list)
+	}
+	n, err := datasets.RowCount([]string{shared})
+	if err != nil || !strings.Contains(rows[1], fmt.Sprintf(" %d ", n)) {
+		t.Fatalf("shared row %q, want %d rows (%v)", rows[1], n, err)
+	}
+	_, stderr, _ := runCLI(t, "datasets", "export", "nq_open")
+	if !strings.Contains(stderr, "dataset nq_open: 3 rows from "+out) {
+		t.Errorf("export does not say what it loaded: %q", stderr)
+	}
+	_, stderr, _ = runCLI(t, "datasets", "export", "--limit", "2", "nq_open@shared")
+	if !strings.Contains(stderr, fmt.Sprintf("dataset nq_open: %d rows from %s, 2 selected", n, shared)) {
+		t.Errorf("nq_open@shared does not say it loaded the shared copy: %q", stderr)
+	}
+}
+
+// writeNQJSONL writes n NQ-open JSONL records and returns the path.
+func writeNQJSONL(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "{\"question\": \"question %d\", \"answer\": [\"a%d\"]}\n", i, i)
+	}
+	p := filepath.Join(t.TempDir(), "nq.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
+	"time"
 
-	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
+	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,16 +13,27 @@ import (
 // (ELASTIC_API_KEY, or ELASTIC_USERNAME and ELASTIC_PASSWORD).
 func elasticFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "url", Usage: "cluster URL (default $ELASTIC_URL, else " + elastic.DefaultURL + ")"},
+		&cli.StringFlag{Name: "url", Value: elastic.DefaultURL, EnvVars: []string{"ELASTIC_URL"}, Usage: "cluster URL"},
 		&cli.StringFlag{Name: "index", Value: elastic.DefaultIndex, Usage: "index name"},
-		&cli.DurationFlag{Name: "timeout", Usage: "per-request timeout (default 30s)"},
-		&cli.IntFlag{Name: "retries", Usage: "retries of a failed request (default 3)"},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "per-request timeout"},
+		&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries of a failed request (0: none; a DNS failure or a refused local port is never retried)"},
+		maxRetryWaitFlag(),
 	}
 }
 
+// maxRetryWaitFlag caps the total wait between retries of one request; each retry is printed on stderr.
+func maxRetryWaitFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "the longest total wait between retries of one request (each retry is printed on stderr)"}
+}
+
 func elasticConfig(c *cli.Context) elastic.Config {
+	retries := c.Int("retries")
+	if retries == 0 {
+		retries = -1 // the library reads 0 as its default
+	}
 	return elastic.Config{URL: c.String("url"), Index: c.String("index"), Timeout: c.Duration("timeout"),
-		MaxRetries: c.Int("retries"), MaxQueryTokens: c.Int("max-query-tokens"), BulkDocs: c.Int("batch")}
+		MaxRetries: retries, MaxQueryTokens: c.Int("max-query-tokens"), BulkDocs: c.Int("batch"),
+		MaxWait: c.Duration("max-retry-wait"), OnRetry: retry.Printer(c.App.ErrWriter)}
 }
 
 func init() {
@@ -76,7 +83,7 @@ func init() {
 					if _, err := elastic.New(cfg); err != nil {
 						return usagef("%v", err)
 					}
-					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), c.App.ErrWriter, elastic.IndexOptions{
+					return elastic.IndexTSVWith(c.Context, cfg, c.String("tsv"), infoWriter(c), elastic.IndexOptions{
 						Checkpoint: c.String("checkpoint"), Restart: c.Bool("restart"), Create: c.Bool("create"), MaxDocs: c.Int64("max-docs"),
 					})
 				},
@@ -84,14 +91,9 @@ func init() {
 			{
 				Name:  "search",
 				Usage: "run the DRAGIN query; writes a TREC run (qid Q0 docid rank score tag) or JSON lines",
-				Flags: append(elasticFlags(),
-					&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "one query"},
-					&cli.StringFlag{Name: "queries", Usage: "file of queries, one a line: 'qid<TAB>query' or just the query (qid = line number)"},
-					&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
+				Flags: append(append(elasticFlags(), searchFlags("elastic")...),
 					&cli.IntFlag{Name: "max-query-tokens", Value: elastic.DefaultMaxQueryTokens, Usage: "left-truncate queries to this many tokens (negative: no truncation)"},
 					&cli.IntFlag{Name: "batch", Value: 32, Usage: "queries per _msearch request"},
-					&cli.BoolFlag{Name: "json", Usage: "write JSON lines {qid, hits} instead of a TREC run"},
-					&cli.StringFlag{Name: "tag", Value: "elastic", Usage: "run tag in the TREC output"},
 				),
 				Action: elasticSearch,
 			},
@@ -100,11 +102,13 @@ func init() {
 }
 
 func elasticSearch(c *cli.Context) error {
-	if (c.String("query") == "") == (c.String("queries") == "") {
-		return usagef("elastic search: give exactly one of --query and --queries")
+	qs, err := queriesOf(c)
+	if err != nil {
+		return err
 	}
-	if c.Int("k") <= 0 {
-		return usagef("elastic search: --k must be positive")
+	out, err := newHitWriter(c)
+	if err != nil {
+		return err
 	}
 	cfg := elasticConfig(c)
 	cfg.BulkDocs = 0
@@ -112,77 +116,26 @@ func elasticSearch(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	var qids, qs []string
-	if q := c.String("query"); q != "" {
-		qids, qs = []string{"1"}, []string{q}
-	} else {
-		qids, qs, err = readQueries(c.String("queries"))
-		if err != nil {
-			return err
-		}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
 	}
-	w := bufio.NewWriter(c.App.Writer)
-	defer w.Flush()
+	defer out.flush()
 	batch := max(c.Int("batch"), 1)
 	for start := 0; start < len(qs); start += batch {
 		end := min(start+batch, len(qs))
-		res, err := cl.SearchBatch(c.Context, qs[start:end], c.Int("k"))
+		res, err := cl.SearchBatch(c.Context, texts[start:end], c.Int("k"))
 		if err != nil {
 			return err
 		}
 		for i, hits := range res {
-			if err := writeHits(w, qids[start+i], hits, c.Bool("json"), c.String("tag")); err != nil {
+			if err := out.write(qs[start+i], hits); err != nil {
 				return err
 			}
 		}
 		if len(qs) > batch {
-			fmt.Fprintf(c.App.ErrWriter, "elastic search: %d/%d queries\n", end, len(qs))
+			fmt.Fprintf(infoWriter(c), "elastic search: %d/%d queries\n", end, len(qs))
 		}
 	}
-	return nil
-}
-
-// readQueries reads "qid<TAB>query" or "query" lines; blank lines are skipped.
-func readQueries(path string) (qids, qs []string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if id, q, ok := strings.Cut(line, "\t"); ok {
-			qids, qs = append(qids, id), append(qs, q)
-		} else {
-			qids, qs = append(qids, strconv.Itoa(n)), append(qs, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
-	}
-	return qids, qs, nil
-}
-
-func writeHits(w *bufio.Writer, qid string, hits []retrieval.Hit, asJSON bool, tag string) error {
-	if asJSON {
-		b, err := json.Marshal(map[string]any{"qid": qid, "hits": hits})
-		if err != nil {
-			return err
-		}
-		w.Write(b)
-		return w.WriteByte('\n')
-	}
-	for _, h := range hits {
-		if _, err := fmt.Fprintf(w, "%s Q0 %s %d %.6f %s\n", qid, h.ID, h.Rank, h.Score, tag); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out.flush()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeCluster answers like Elasticsearch 8 (bodies recorded from a real cluster, shortened).
@@ -64,12 +66,18 @@ func TestElasticCLI(t *testing.T) {
 	qf := filepath.Join(dir, "q.txt")
 	os.WriteFile(qf, []byte("q1\tfirst question\n\nsecond question\n"), 0o644)
 	out, errOut, code = runCLI(t, "elastic", "search", "--queries", qf, "--k", "1")
-	if code != 0 || out != "q1 Q0 42 1 7.500000 elastic\n3 Q0 42 1 7.500000 elastic\n" {
+	// The queries file is read as 'search' reads it: a query without an id gets its position (2), so
+	// one file gives the same qids to both search commands.
+	if code != 0 || out != "q1 Q0 42 1 7.500000 elastic\n2 Q0 42 1 7.500000 elastic\n" {
 		t.Fatalf("search: %d %q %q", code, out, errOut)
 	}
 	out, _, code = runCLI(t, "elastic", "search", "-q", "x", "--json")
 	if code != 0 || !strings.Contains(out, `"text":"the text"`) {
 		t.Fatalf("json search: %d %q", code, out)
+	}
+	out, _, code = runCLI(t, "elastic", "search", "-q", "x", "--format", "text")
+	if code != 0 || out != "# 1: x\n1. 42  7.5000  T\n   the text\n" {
+		t.Fatalf("text search: %d %q", code, out)
 	}
 	if !strings.Contains(strings.Join(*paths, ","), "PUT /wiki") {
 		t.Fatalf("no index creation in %v", *paths)
@@ -91,5 +99,44 @@ func TestElasticCLI(t *testing.T) {
 				t.Fatalf("exit %d, want %d (%s)", code, tc.code, stderr)
 			}
 		})
+	}
+}
+
+// TestElasticRetriesAreVisible: a flaky cluster's retries are printed on stderr, and a refused local
+// port fails at once instead of retrying silently.
+func TestElasticRetriesAreVisible(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{"name":"es01","cluster_name":"c","version":{"number":"8.11.1","build_flavor":"default"}}`)
+	}))
+	defer srv.Close()
+	_, stderr, code := runCLI(t, "elastic", "ping", "--url", srv.URL)
+	if code != 0 || strings.Count(stderr, "retrying in") != 2 {
+		t.Fatalf("flaky cluster: exit %d, stderr %q; want success after two printed retries", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "elastic", "ping", "--url", srv.URL, "--retries", "0")
+	if code != 0 || strings.Contains(stderr, "retrying") {
+		t.Fatalf("--retries 0 must not retry: exit %d, stderr %q", code, stderr)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	start := time.Now()
+	_, stderr, code = runCLI(t, "elastic", "ping", "--url", "http://"+addr)
+	if code != 1 || strings.Contains(stderr, "retrying") || time.Since(start) > 2*time.Second {
+		t.Fatalf("refused loopback port: exit %d after %v, stderr %q; want a prompt failure without retries", code, time.Since(start), stderr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ragbench/ragbench/harness/extract"
@@ -33,8 +34,11 @@ var extractGenerator = func(c *cli.Context) (llm.Generator, func() error, error)
 		cfg.Cache.Mode = mode
 	}
 	cfg = cfg.Resolve(os.Getenv)
+	if err := checkLLMFlags(cfg); err != nil {
+		return nil, nil, err
+	}
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, usagef("%v", err)
+		return nil, nil, usagef("%s", llmKeysAsFlags.Replace(err.Error()))
 	}
 	client, err := llm.New(cfg)
 	if err != nil {
@@ -44,7 +48,7 @@ var extractGenerator = func(c *cli.Context) (llm.Generator, func() error, error)
 }
 
 // extractLLMFlags are the llm connection flags, with the backend renamed --llm-backend (--backend
-// picks the extractor) and without --chat (--format replaces it).
+// picks the extractor) and without --chat (--prompt-format replaces it).
 func extractLLMFlags() []cli.Flag {
 	out := []cli.Flag{&cli.StringFlag{Name: "llm-backend", Value: "openai", Usage: "llm backend of the llm extractor: openai (any OpenAI-compatible server)"}}
 	for _, f := range llmFlags() {
@@ -59,19 +63,19 @@ func init() {
 	register(&cli.Command{
 		Name:      "extract",
 		Usage:     "extract the entities of a question or the knowledge triples of a sentence",
-		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm --templates PATH [--format raw|chat|chatml] [--base-url URL --model NAME ...]] [--json]`,
+		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm [--templates DIR] [--prompt-format raw|chat|chatml] [--base-url URL --model NAME ...]] [--format text|json]`,
 		Description: "With --question, prints the question's entities and its (head, relation) pairs; with --sentence, its " +
-			"(head, relation, tail) triples. One tab-separated record per line (entity, pair or triple), or JSON with --json.\n" +
+			"(head, relation, tail) triples. One tab-separated record per line (entity, pair or triple), or JSON with --format json.\n" +
 			"The rule backend is offline (capitalised spans, quoted titles, numbers, dates, subject-verb-object patterns). " +
 			"The llm backend fills the entity_extraction_prompt and entity_extraction_prompt_for_question templates of a " +
-			"prompt_templates.json file (--templates) and parses the model's nested lists.",
+			"prompt_templates.json in the QuCo-RAG reference directory (--templates, as for predict) and parses the model's nested lists.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "question", Aliases: []string{"q"}, Usage: "a question: print its entities and (head, relation) pairs"},
 			&cli.StringFlag{Name: "sentence", Aliases: []string{"s"}, Usage: "a sentence: print its (head, relation, tail) triples"},
 			&cli.StringFlag{Name: "backend", Value: "rule", Usage: "rule (offline) or llm"},
-			&cli.StringFlag{Name: "templates", Usage: "prompt_templates.json with the extraction templates (llm backend)"},
-			&cli.StringFlag{Name: "format", Value: "raw", Usage: "llm backend: raw (completions), chat, or chatml (Qwen chat template in a raw prompt)"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of tab-separated lines"},
+			templatesDirFlag(),
+			&cli.StringFlag{Name: "prompt-format", Value: "raw", Usage: "llm backend: raw (completions), chat, or chatml (Qwen chat template in a raw prompt)"},
+			formatFlags("text", "json")[0], formatFlags("text", "json")[1],
 		}, extractLLMFlags()...),
 		Action: runExtract,
 	})
@@ -93,21 +97,37 @@ func runExtract(c *cli.Context) error {
 	if (q == "") == (s == "") {
 		return usagef("extract: give exactly one of --question and --sentence")
 	}
-	cfg := extract.Config{Backend: c.String("backend"), Templates: c.String("templates"), Format: extract.Format(c.String("format"))}
+	promptFormat := c.String("prompt-format")
+	if f := c.String("format"); f == "raw" || f == "chat" || f == "chatml" { // the old meaning of --format
+		if c.IsSet("prompt-format") {
+			return usagef("extract: --format %s is the old name of --prompt-format; give --prompt-format only", f)
+		}
+		fmt.Fprintf(infoWriter(c), "note: --format %s is deprecated here; it is now --prompt-format %s\n", f, f)
+		promptFormat = f
+		c.Set("format", "text")
+	}
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	cfg := extract.Config{Backend: c.String("backend"), Format: extract.Format(promptFormat)}
 	var gen llm.Generator
 	switch cfg.Backend {
 	case "rule", "rules":
 	case "llm":
-		if cfg.Templates == "" {
-			return usagef("extract: the llm backend needs --templates PATH (a prompt_templates.json file)")
-		}
 		switch cfg.Format {
 		case extract.Raw, extract.Chat, extract.ChatML:
 		default:
-			return usagef("extract: unknown --format %q (want raw, chat or chatml)", cfg.Format)
+			return usagef("extract: unknown --prompt-format %q (want raw, chat or chatml)", cfg.Format)
+		}
+		// --templates is the reference directory, as for predict; a prompt_templates.json file is
+		// accepted too.
+		cfg.Templates = templatesDir(c)
+		if st, err := os.Stat(cfg.Templates); err == nil && st.IsDir() {
+			cfg.Templates = filepath.Join(cfg.Templates, "prompt_templates.json")
 		}
 		if _, err := os.Stat(cfg.Templates); err != nil {
-			return fmt.Errorf("load templates: %w", err)
+			return fmt.Errorf("load templates: %w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
 		}
 		g, closeGen, err := extractGenerator(c)
 		if err != nil {
@@ -146,7 +166,7 @@ func runExtract(c *cli.Context) error {
 		res.Triplets = ts
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)

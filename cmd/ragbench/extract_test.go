@@ -31,6 +31,10 @@ func TestExtractCommand(t *testing.T) {
 	if err := os.WriteFile(tmpl, []byte(`{"entity_extraction_prompt": "S: {}\nentities:", "entity_extraction_prompt_for_question": "Q: {}\nentities:"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	refDir := t.TempDir() // a reference folder holding prompt_templates.json
+	if b, err := os.ReadFile(tmpl); err != nil || os.WriteFile(filepath.Join(refDir, "prompt_templates.json"), b, 0o644) != nil {
+		t.Fatal(err)
+	}
 	gen := &cannedGen{out: `[["Kumbasaram", "released in", "2017"]]`}
 	old := extractGenerator
 	extractGenerator = func(*cli.Context) (llm.Generator, func() error, error) { return gen, func() error { return nil }, nil }
@@ -48,9 +52,12 @@ func TestExtractCommand(t *testing.T) {
 		{"json output", []string{"extract", "--json", "-s", "Kumbasaram was released in 2017."}, 0, []string{`"triplets"`, `"tail": "2017"`}},
 		{"neither flag is a usage error", []string{"extract"}, 2, []string{"exactly one"}},
 		{"both flags are a usage error", []string{"extract", "-q", "a?", "-s", "b."}, 2, []string{"exactly one"}},
-		{"llm without templates is a usage error", []string{"extract", "--backend", "llm", "-s", "b."}, 2, []string{"--templates"}},
+		{"llm with a templates folder lacking prompt_templates.json fails naming it", []string{"extract", "--backend", "llm", "--templates", t.TempDir(), "-s", "b."}, 1, []string{"prompt_templates.json", "--templates"}},
+		{"--templates takes the reference folder, as for predict", []string{"extract", "--backend", "llm", "--templates", refDir, "-s", "Kumbasaram was released in 2017."}, 0, []string{"triple\tKumbasaram\treleased in\t2017\n"}},
+		{"--format json replaces --json", []string{"extract", "--format", "json", "-s", "Kumbasaram was released in 2017."}, 0, []string{`"triplets"`}},
 		{"an unknown backend is a usage error", []string{"extract", "--backend", "magic", "-s", "b."}, 2, []string{"unknown --backend"}},
-		{"an unknown format is a usage error", []string{"extract", "--backend", "llm", "--templates", tmpl, "--format", "xml", "-s", "b."}, 2, []string{"unknown --format"}},
+		{"an unknown output format is a usage error", []string{"extract", "--format", "xml", "-s", "b."}, 2, []string{"--format \"xml\""}},
+		{"an unknown prompt format is a usage error", []string{"extract", "--backend", "llm", "--templates", tmpl, "--prompt-format", "xml", "-s", "b."}, 2, []string{"unknown --prompt-format"}},
 		{"a missing template file is a failure", []string{"extract", "--backend", "llm", "--templates", filepath.Join(dir, "none.json"), "-s", "b."}, 1, []string{"none.json"}},
 	}
 	for _, tc := range cases {
@@ -70,7 +77,8 @@ func TestExtractCommand(t *testing.T) {
 			}
 		})
 	}
-	if len(gen.prompts) != 1 || gen.prompts[0] != "S: Kumbasaram was released in 2017.\nentities:" {
+	// Two llm cases ran: --templates as a file and as the reference folder; both fill the same template.
+	if len(gen.prompts) != 2 || gen.prompts[0] != "S: Kumbasaram was released in 2017.\nentities:" || gen.prompts[1] != gen.prompts[0] {
 		t.Fatalf("llm prompts %q", gen.prompts)
 	}
 	out, _, _ := runCLI(t, "extract", "--json", "-q", "Which film came out first, Kumbasaram or Mystery Of The 13Th Guest?")
@@ -94,7 +102,11 @@ func TestExtractCommandAgainstServer(t *testing.T) {
 	}
 	for _, format := range []string{"raw", "chat", "chatml"} {
 		t.Run(format, func(t *testing.T) {
-			out, errOut, code := runCLI(t, "extract", "--backend", "llm", "--templates", tmpl, "--format", format,
+			flag := "--prompt-format"
+			if format == "raw" {
+				flag = "--format" // the deprecated spelling still works
+			}
+			out, errOut, code := runCLI(t, "extract", "--backend", "llm", "--templates", tmpl, flag, format,
 				"--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "RAGBENCH_TEST_NO_KEY", "-s", "Kumbasaram was released in 2017.")
 			if code != 0 || out != "triple\tKumbasaram\treleased in\t2017\n" {
 				t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)

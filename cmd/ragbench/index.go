@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,7 +18,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
-	"github.com/ragbench/ragbench/harness/retrieval/trec"
+	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -30,12 +32,11 @@ func init() {
 					Name:      "build",
 					Usage:     "index a corpus file or a dataset's context pool, optionally as sentence units",
 					ArgsUsage: " ",
-					Flags: []cli.Flag{
+					Flags: withDataset(
 						&cli.StringFlag{Name: "kind", Value: "bm25", Usage: "bm25 or dense"},
-						&cli.StringFlag{Name: "corpus", Usage: "corpus file or folder (DPR TSV, BEIR/Pyserini JSONL, parquet, dir of .txt)"},
-						&cli.StringFlag{Name: "format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"},
+						&cli.StringFlag{Name: "corpus", Usage: "corpus file or folder (DPR TSV, BEIR/Pyserini JSONL, parquet, dir of .txt); or --dataset SPEC to index a dataset's pooled contexts"},
+						corpusFormatFlag(), oldFlag("format", "corpus-format"),
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
-						&cli.StringFlag{Name: "dataset", Usage: "index the pooled contexts of this dataset (name, parquet file or spec) instead of --corpus"},
 						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
 						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
 						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32); one index per size in OUT/gN"},
@@ -52,7 +53,7 @@ func init() {
 						&cli.StringFlag{Name: "embed-url", Usage: "dense/openai: base URL ending in /v1 (default $OPENAI_BASE_URL)"},
 						&cli.StringFlag{Name: "embed-model", Usage: "dense/openai: model name"},
 						&cli.StringFlag{Name: "embed-preset", Usage: "dense/openai: instruction prefixes (e5, bge, qwen3)"},
-					},
+					),
 					Action: indexBuild,
 				},
 				{
@@ -81,25 +82,17 @@ func init() {
 			Name:      "search",
 			Usage:     "search an index and write a TREC run (qid Q0 docid rank score tag)",
 			ArgsUsage: " ",
-			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "query", Usage: "one query (qid 1)"},
-				&cli.StringFlag{Name: "queries", Usage: "queries file: TSV (qid<TAB>query), JSONL ({id|qid|_id, query|question|text}) or one query per line"},
-				&cli.IntFlag{Name: "k", Value: 10, Usage: "hits per query"},
-				&cli.StringFlag{Name: "tag", Value: "ragbench", Usage: "run tag (last TREC column)"},
-			}, indexFlags()...),
-			Action: search,
+			Flags:     append(searchFlags("ragbench"), indexFlags()...),
+			Action:    search,
 		},
 		&cli.Command{
 			Name:      "retrieval-eval",
 			Usage:     "answer recall AR@k (substring and token match) and gold-document recall@k of an index on a dataset",
 			ArgsUsage: " ",
-			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset name, parquet file or spec"},
+			Flags: append(withDataset(
 				&cli.StringFlag{Name: "k", Value: "1,5,10,20", Usage: "cut-offs"},
-				&cli.IntFlag{Name: "limit", Usage: "first N examples only"},
 				&cli.StringFlag{Name: "nq-oracle", Usage: "NQ-open oracle file (Lost in the Middle nq-open-oracle.jsonl.gz) giving NQ gold passages (default: raw/nq_docs/ in the data directory, when present)"},
-				&cli.BoolFlag{Name: "json", Usage: "print JSON instead of a table"},
-			}, indexFlags()...),
+			), append(formatFlags("text", "json"), indexFlags()...)...),
 			Action: retrievalEval,
 		},
 	)
@@ -135,9 +128,22 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// openSource opens the documents of --corpus (with --format or --columns) or --dataset.
+// corpusFormatFlag is --corpus-format, the format of a corpus file.
+func corpusFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "corpus-format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"}
+}
+
+// openSource opens the documents of --corpus (with --corpus-format or --columns) or --dataset.
 func openSource(c *cli.Context) (*corpus.Source, error) {
-	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(c.String("format")), Dataset: c.String("dataset")}
+	format, err := renamed(c, "corpus-format", "format")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := datasetOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	cfg := corpus.SourceConfig{Path: c.String("corpus"), Format: corpus.Format(format), Dataset: c.String("dataset"), DatasetOptions: opts}
 	switch {
 	case cfg.Path == "" && cfg.Dataset == "":
 		return nil, usagef("give --corpus FILE or --dataset SPEC")
@@ -158,8 +164,9 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st := src.Stats; src.Dataset != "" {
-		fmt.Fprintf(c.App.ErrWriter, "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
+	if st := src.Stats; src.Loaded != nil {
+		announce(c, src.Loaded, len(src.Loaded.Examples))
+		fmt.Fprintf(infoWriter(c), "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
 			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
 	}
 	return src, nil
@@ -170,8 +177,9 @@ func indexBuild(c *cli.Context) error {
 		BM25: bm25.Options{Analyzer: bm25.Analyzer(c.String("analyzer")), Fields: bm25.Fields(c.String("fields")),
 			K1: c.Float64("k1"), B: c.Float64("b"), MemoryBudget: c.Int64("memory-mb") << 20, Workers: c.Int("workers")},
 		Dense: dense.EmbedderSpec{Kind: c.String("embedder"), LSA: dense.LSAConfig{Dim: c.Int("dim")},
-			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim")}},
-		Progress: c.App.ErrWriter, Force: c.Bool("force")}
+			OpenAI: dense.OpenAIConfig{BaseURL: c.String("embed-url"), Model: c.String("embed-model"), Preset: c.String("embed-preset"), Dimensions: c.Int("dim"),
+				OnRetry: retry.Printer(c.App.ErrWriter)}},
+		Force: c.Bool("force")}
 	switch {
 	case cfg.Kind != index.KindBM25 && cfg.Kind != index.KindDense:
 		return usagef("--kind must be bm25 or dense, not %q", cfg.Kind)
@@ -193,7 +201,10 @@ func indexBuild(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var done func()
+	cfg.Progress, done = progressWriter(c, false)
 	return index.Build(c.Context, src, cfg, func(b index.Built) {
+		done()
 		if m := b.BM25; m != nil {
 			fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
 				b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
@@ -226,55 +237,55 @@ func openIndex(c *cli.Context) (*openedIndex, error) {
 		return nil, usageError{err}
 	}
 	ix, err := index.Open(c.Context, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
+		if units, _ := filepath.Glob(filepath.Join(cfg.Dir, "g[0-9]*")); len(units) > 0 {
+			return nil, fmt.Errorf("--index %s: not an index directory; for unit indexes pass OUT/gN (here: %s)", cfg.Dir, unitNames(units))
+		}
+		return nil, fmt.Errorf("--index %s: not an index directory (build one with 'ragbench index build --out DIR')", cfg.Dir)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &openedIndex{Retriever: ix, close: ix.Close, kind: ix.Kind}, nil
 }
 
-func search(c *cli.Context) error {
-	var qs []trec.Query
-	switch {
-	case c.IsSet("query") && c.IsSet("queries"):
-		return usagef("give --query or --queries, not both")
-	case c.IsSet("query"):
-		qs = []trec.Query{{ID: "1", Text: c.String("query")}}
-	case c.IsSet("queries"):
-		f, err := os.Open(c.String("queries"))
-		if err != nil {
-			return err
-		}
-		qs, err = trec.ReadQueries(f, c.String("queries"))
-		f.Close()
-		if err != nil {
-			return err
-		}
-	default:
-		return usagef("give --query TEXT or --queries FILE")
+// unitNames lists the base names of unit index directories.
+func unitNames(dirs []string) string {
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(d)
 	}
-	if c.Int("k") <= 0 {
-		return usagef("--k must be positive")
+	return strings.Join(names, ", ")
+}
+
+func search(c *cli.Context) error {
+	qs, err := queriesOf(c)
+	if err != nil {
+		return err
+	}
+	out, err := newHitWriter(c)
+	if err != nil {
+		return err
 	}
 	ix, err := openIndex(c)
 	if err != nil {
 		return err
 	}
 	defer ix.close()
-	w := trec.NewWriter(c.App.Writer, c.String("tag"))
-	defer w.Flush() // the lines written before an error
+	defer out.flush() // the lines written before an error
 	for i, q := range qs {
 		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		if err := w.Write(q.ID, hits); err != nil {
+		if err := out.write(q, hits); err != nil {
 			return err
 		}
 		if len(qs) > 1000 && (i+1)%1000 == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "search: %d/%d queries\n", i+1, len(qs))
+			fmt.Fprintf(infoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
 		}
 	}
-	return w.Flush()
+	return out.flush()
 }
 
 func retrievalEval(c *cli.Context) error {
@@ -286,7 +297,14 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil {
 		return usagef("--k: %v", err)
 	}
-	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{Limit: c.Int("limit")})
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	if c.String("dataset") == "" {
+		return usagef("retrieval-eval needs --dataset")
+	}
+	ds, err := loadDataset(c, c.String("dataset"))
 	if err != nil {
 		return err
 	}
@@ -305,7 +323,7 @@ func retrievalEval(c *cli.Context) error {
 		if oracle, err = datasets.ReadGoldOracle(c.Context, path); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
+		fmt.Fprintf(infoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
 	for ei, ex := range ds.Examples {
 		hits, err := ix.Retrieve(c.Context, ex.Question, eval.MaxK())
@@ -318,11 +336,11 @@ func retrievalEval(c *cli.Context) error {
 		}
 		eval.Add(ex.Answers, metrics.GoldDocsOf(ex, oracle), got)
 		if (ei+1)%1000 == 0 {
-			fmt.Fprintf(c.App.ErrWriter, "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
+			fmt.Fprintf(infoWriter(c), "retrieval-eval: %d/%d\n", ei+1, len(ds.Examples))
 		}
 	}
 	rows, n := eval.Rows(), eval.Examples()
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"dataset": ds.Name, "index": c.String("index"), "kind": ix.kind, "examples": n, "rows": rows})
@@ -345,11 +363,13 @@ func indexBench(c *cli.Context) error {
 	cfg.Queries, cfg.QueryFile, cfg.K = c.Int("queries"), c.String("query-file"), c.Int("k")
 	cfg.MemoryMB, cfg.Workers, cfg.PeerQueries = c.Int64("memory-mb"), c.Int("workers"), c.Int("peer-queries")
 	cfg.SkipChecksums, cfg.HugePostings, cfg.CPUProfile = c.Bool("skip-checksums"), c.Bool("huge-postings"), c.String("cpuprofile")
-	cfg.Log = c.App.ErrWriter
 	if err := cfg.Validate(); err != nil {
 		return usagef("index bench: %v", err)
 	}
+	var done func()
+	cfg.Log, done = progressWriter(c, false)
 	rep, err := bm25bench.Run(c.Context, cfg)
+	done()
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,17 @@ func TestIndexBuildAndSearch(t *testing.T) {
 	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "1 Q0 d3 1 ") || !strings.HasSuffix(lines[0], " t") {
 		t.Fatalf("search: code %d\n%s\n%s", code, stdout, stderr)
 	}
+	if strings.Contains(stderr, "spill") || strings.Contains(stderr, "merge") {
+		t.Errorf("the default build output shows internals:\n%s", stderr)
+	}
+	if _, verbose, _ := runCLI(t, "index", "build", "--verbose", "--force", "--corpus", corpus, "--out", out); !strings.Contains(verbose, "bm25: spilled run") {
+		t.Errorf("--verbose must show the builder's internals:\n%s", verbose)
+	}
+	stdout, _, code = runCLI(t, "search", "--index", out, "--query", "capital of France", "--k", "1", "--show", "text")
+	if got := strings.Split(stdout, "\n"); code != 0 || len(got) != 4 || got[0] != "# 1: capital of France" || !strings.HasPrefix(got[1], "1. d3  0.") ||
+		!strings.HasSuffix(got[1], "  Paris") || got[2] != "   Paris is the capital of France." {
+		t.Fatalf("--show text: code %d\n%q", code, stdout)
+	}
 	qs := writeFile(t, "q.tsv", "q1\tEiffel tower\nq2\tthe of and\n")
 	stdout, _, code = runCLI(t, "search", "--index", out, "--queries", qs, "--k", "1")
 	if code != 0 || strings.TrimSpace(stdout) == "" || !strings.HasPrefix(stdout, "q1 Q0 d1 1 ") || strings.Contains(stdout, "q2") {
@@ -60,6 +71,12 @@ func TestIndexBuildAndSearch(t *testing.T) {
 
 func TestIndexUsageErrors(t *testing.T) {
 	corpus := writeFile(t, "c.tsv", tinyCorpus)
+	unitsOut := t.TempDir()
+	for _, g := range []string{"g2", "g4"} {
+		if err := os.Mkdir(filepath.Join(unitsOut, g), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -70,7 +87,10 @@ func TestIndexUsageErrors(t *testing.T) {
 		{"bad kind", []string{"index", "build", "--kind", "x", "--corpus", corpus, "--out", t.TempDir()}, 2, "bm25 or dense"},
 		{"bad units", []string{"index", "build", "--corpus", corpus, "--out", t.TempDir(), "--units", "2,x"}, 2, "--units"},
 		{"search without a query", []string{"search", "--index", t.TempDir()}, 2, "--query"},
-		{"search of a missing index", []string{"search", "--index", t.TempDir(), "--query", "x"}, 1, "meta.json"},
+		{"search of a missing index", []string{"search", "--index", t.TempDir(), "--query", "x"}, 1, "not an index directory"},
+		{"search of a unit build's parent names OUT/gN", []string{"search", "--index", unitsOut, "--query", "x"}, 1, "for unit indexes pass OUT/gN (here: g2, g4)"},
+		{"--show takes ids or text", []string{"search", "--index", unitsOut, "--query", "x", "--show", "all"}, 2, "--show"},
+		{"the old --format name of --corpus-format still works", []string{"index", "build", "--format", "nope", "--corpus", corpus, "--out", t.TempDir()}, 1, "unknown format \"nope\""},
 		{"dense without a model", []string{"index", "build", "--kind", "dense", "--embedder", "openai", "--corpus", corpus, "--out", t.TempDir()}, 2, "--embed-model"},
 	}
 	for _, tc := range cases {
@@ -104,12 +124,13 @@ func TestIndexDenseLSA(t *testing.T) {
 func TestRetrievalEvalReal(t *testing.T) {
 	testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
 	out := filepath.Join(t.TempDir(), "hp")
-	if _, stderr, code := runCLI(t, "index", "build", "--dataset", "hotpotqa", "--out", out); code != 0 {
-		t.Fatal(stderr)
+	_, stderr, code := runCLI(t, "index", "build", "--dataset", "hotpotqa", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "dataset hotpotqa-distractor: 100 rows from ") {
+		t.Fatalf("exit %d; the build must say which dataset file it pooled: %s", code, stderr)
 	}
 	stdout, stderr, code := runCLI(t, "retrieval-eval", "--dataset", "hotpotqa", "--index", out, "--k", "5")
-	if code != 0 {
-		t.Fatal(stderr)
+	if code != 0 || !strings.Contains(stderr, "dataset hotpotqa-distractor: 100 rows from ") {
+		t.Fatalf("exit %d; retrieval-eval must say which dataset file it read: %s", code, stderr)
 	}
 	// k, AR substring, AR tokens, gold recall, gold all, n
 	want := "   5        0.6900      0.6200       0.7600     0.5800  100"

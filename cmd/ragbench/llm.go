@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // llmFlags are the connection flags shared by the llm subcommands.
@@ -27,7 +28,7 @@ func llmFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cache", Usage: "response cache file (SQLite); empty: no cache"},
 		&cli.StringFlag{Name: "cache-mode", Usage: "off, read, readwrite or replay-only (default readwrite with --cache)"},
 		&cli.BoolFlag{Name: "chat", Usage: "use /v1/chat/completions instead of /v1/completions with a raw prompt"},
-		&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "requests in flight at most"},
+		&cli.IntFlag{Name: "concurrency", Hidden: true, Usage: "deprecated: the requests in flight are --workers (8 where a command has none)"},
 		&cli.IntFlag{Name: "rpm", Usage: "requests per minute at most (0: no limit)"},
 		&cli.IntFlag{Name: "tpm", Usage: "tokens per minute at most (0: no limit)"},
 	}
@@ -45,10 +46,19 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		RPM:        c.Int("rpm"),
 		TPM:        c.Int("tpm"),
 	}
-	if c.Int("concurrency") <= 0 {
-		return cfg, usagef("--concurrency must be positive")
+	// One knob: the requests in flight are the command's --workers (8 without one); the old
+	// --concurrency still sets them.
+	cfg.Concurrency = 8
+	if w := c.Int("workers"); w > 0 {
+		cfg.Concurrency = w
 	}
-	cfg.Concurrency = c.Int("concurrency")
+	if c.IsSet("concurrency") {
+		if c.Int("concurrency") <= 0 {
+			return cfg, usagef("--workers must be positive")
+		}
+		cfg.Concurrency = c.Int("concurrency")
+	}
+	cfg.OnRetry = retry.Printer(c.App.ErrWriter)
 	if m := c.String("cache-mode"); m != "" {
 		mode, err := llm.ParseCacheMode(m)
 		if err != nil {
@@ -60,10 +70,38 @@ func llmConfig(c *cli.Context) (llm.Config, error) {
 		return cfg, usagef("--timeout must be positive")
 	}
 	cfg = cfg.Resolve(os.Getenv)
+	if err := checkLLMFlags(cfg); err != nil {
+		return cfg, err
+	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("%v", err)
+		return cfg, usagef("%s", llmKeysAsFlags.Replace(err.Error()))
 	}
 	return cfg, nil
+}
+
+// llmKeysAsFlags rewrites llm.Config's messages, which name config-file keys, with the flags the user
+// typed.
+var llmKeysAsFlags = strings.NewReplacer("llm.base_url", "--base-url", "llm.model", "--model", "llm.backend", "--backend",
+	"llm.cache.mode", "--cache-mode", "llm.cache.path", "--cache", "llm.concurrency, rpm, tpm and max_tokens", "--workers, --rpm, --tpm and --max-tokens",
+	"llm durations", "--timeout")
+
+// checkLLMFlags reports what an LLM connection lacks in terms of the flags and environment variables
+// the user sets (llm.Config.Validate speaks of config-file keys).
+func checkLLMFlags(cfg llm.Config) error {
+	var missing []string
+	if cfg.Backend == "openai" && cfg.BaseURL == "" {
+		missing = append(missing, "--base-url (or $"+llm.EnvBaseURL+")")
+	}
+	if cfg.Backend == "openai" && cfg.Model == "" {
+		missing = append(missing, "--model (or $"+llm.EnvModel+")")
+	}
+	if len(missing) > 0 {
+		return usagef("the openai backend needs %s; --backend offline needs no server", strings.Join(missing, " and "))
+	}
+	if cfg.Cache.Mode != "" && cfg.Cache.Mode != llm.CacheOff && cfg.Cache.Path == "" {
+		return usagef("--cache-mode %s needs --cache FILE", cfg.Cache.Mode)
+	}
+	return nil
 }
 
 func init() {
@@ -82,7 +120,7 @@ func init() {
 				Name:      "complete",
 				Usage:     "complete a prompt; print the text, usage and per-token log-probabilities",
 				ArgsUsage: "[PROMPT] (or --prompt; - reads standard input)",
-				Flags: append(llmFlags(),
+				Flags: append(append(llmFlags(), formatFlags("text", "json")...),
 					&cli.StringFlag{Name: "prompt", Usage: "the prompt (raw text for completions; the user message with --chat)"},
 					&cli.StringFlag{Name: "system", Usage: "system message (with --chat)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 64, Usage: "maximum completion tokens"},
@@ -91,7 +129,6 @@ func init() {
 					&cli.StringSliceFlag{Name: "stop", Usage: "stop sequence (repeatable; \\n is a newline)"},
 					&cli.IntFlag{Name: "logprobs", Value: 5, Usage: "top alternatives per token (0: no log-probabilities, -1: the chosen token's only)"},
 					&cli.IntFlag{Name: "replicate", Value: 0, Usage: "replicate index (a separate cache entry)"},
-					&cli.BoolFlag{Name: "json", Usage: "print the response as JSON"},
 				),
 				Action: llmComplete,
 			},
@@ -101,7 +138,7 @@ func init() {
 				ArgsUsage: " ",
 				Flags: append(llmFlags(),
 					&cli.IntFlag{Name: "requests", Value: 200, Usage: "number of requests"},
-					&cli.IntFlag{Name: "workers", Value: 16, Usage: "concurrent workers (also raises --concurrency to match)"},
+					&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 16, Usage: "concurrent workers (requests in flight)"},
 					&cli.IntFlag{Name: "max-tokens", Value: 16, Usage: "maximum completion tokens per request"},
 					&cli.IntFlag{Name: "logprobs", Value: 0, Usage: "top alternatives per token"},
 				),
@@ -162,6 +199,10 @@ func usageString(u llm.Usage) string {
 }
 
 func llmComplete(c *cli.Context) error {
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
 	prompt := c.String("prompt")
 	switch {
 	case c.Args().Len() > 1:
@@ -214,7 +255,7 @@ func llmComplete(c *cli.Context) error {
 		return fmt.Errorf("complete with %s: %w", describeBackend(cfg), err)
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(resp)
@@ -222,7 +263,7 @@ func llmComplete(c *cli.Context) error {
 	printResponse(w, resp)
 	if g.Cache != nil {
 		s := g.Cache.Stats()
-		fmt.Fprintf(c.App.ErrWriter, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
+		fmt.Fprintf(infoWriter(c), "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
 	}
 	return nil
 }

@@ -67,3 +67,25 @@ func TestLLMCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestLLMErrorsNameTheFlags: a missing server or model is reported as the flag and variable the user
+// sets, not as a config-file key.
+func TestLLMErrorsNameTheFlags(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_MODEL", "")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"llm", "ping"}, "needs --model (or $OPENAI_MODEL)"},
+		{[]string{"llm", "ping", "--base-url", "http://127.0.0.1:1/v1"}, "needs --model (or $OPENAI_MODEL)"},
+		{[]string{"llm", "ping", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--cache-mode", "read"}, "--cache-mode read needs --cache FILE"},
+		{[]string{"llm", "ping", "--base-url", "ftp://127.0.0.1:1/v1", "--model", "m"}, "--base-url \"ftp://127.0.0.1:1/v1\": scheme must be http or https"},
+	}
+	for _, tc := range cases {
+		_, stderr, code := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "llm.") {
+			t.Errorf("%v: exit %d, %q; want 2 and %q without config keys", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -16,20 +15,20 @@ func llmBench(c *cli.Context) error {
 		return usagef("bench takes no arguments")
 	}
 	bc := llm.BenchConfig{Requests: c.Int("requests"), Workers: c.Int("workers"), MaxTokens: c.Int("max-tokens"),
-		Logprobs: c.Int("logprobs"), Chat: c.Bool("chat"), Progress: c.App.ErrWriter}
+		Logprobs: c.Int("logprobs"), Chat: c.Bool("chat")}
+	progress, done := progressWriter(c, true)
+	bc.Progress = progress
 	if err := bc.Validate(); err != nil {
 		return usagef("--requests and --workers must be positive")
-	}
-	if c.Int("concurrency") < bc.Workers {
-		c.Set("concurrency", strconv.Itoa(bc.Workers))
 	}
 	g, cfg, err := newLLM(c)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	fmt.Fprintf(c.App.ErrWriter, "bench: %d requests from %d workers against %s (concurrency %d)\n", bc.Requests, bc.Workers, describeBackend(cfg), cfg.Concurrency)
+	fmt.Fprintf(infoWriter(c), "bench: %d requests from %d workers against %s\n", bc.Requests, bc.Workers, describeBackend(cfg))
 	res, err := llm.Bench(c.Context, g, bc)
+	done()
 	if err != nil {
 		return err
 	}

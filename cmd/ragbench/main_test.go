@@ -26,6 +26,12 @@ func TestExitCodes(t *testing.T) {
 		{"env succeeds", []string{"env"}, 0},
 		{"unknown command is a usage error", []string{"no-such-command"}, 2},
 		{"unknown flag is a usage error", []string{"env", "--no-such-flag"}, 2},
+		{"a bare ragbench prints help and is a usage error", nil, 2},
+		{"a missing required flag is a usage error", []string{"index", "build", "--corpus", "x.tsv"}, 2},
+		{"a repeated single-value flag is a usage error", []string{"score", "--dataset", "a", "--dataset", "b", "--predictions", "p"}, 2},
+		{"a repeated --flag=value is a usage error", []string{"search", "--index=a", "--index=b", "--query", "q"}, 2},
+		{"a repeatable flag may be repeated", []string{"text", "split-eval", "--dataset", "nope1", "--dataset", "nope2"}, 1},
+		{"global flags go before or after the command", []string{"--quiet", "env", "--verbose"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,6 +40,32 @@ func TestExitCodes(t *testing.T) {
 				t.Fatalf("exit code %d, want %d (stderr %q)", code, tc.code, stderr)
 			}
 		})
+	}
+}
+
+func TestUsageMessages(t *testing.T) {
+	out, stderr, _ := runCLI(t)
+	if out != "" || !strings.Contains(stderr, "USAGE") || !strings.Contains(stderr, "COMMANDS:") || !strings.Contains(stderr, "no command given") {
+		t.Errorf("bare ragbench: stdout %q, stderr %q; want help and the reason on stderr", out, stderr)
+	}
+	out, stderr, _ = runCLI(t, "index", "build", "--corpus", "x.tsv")
+	if out != "" || !strings.Contains(stderr, "build needs --out") {
+		t.Errorf("missing --out: stdout %q, stderr %q; want a message naming --out and nothing on stdout", out, stderr)
+	}
+	_, stderr, _ = runCLI(t, "score", "-d", "a", "--dataset", "b", "--predictions", "p")
+	if !strings.Contains(stderr, "--dataset is given more than once") {
+		t.Errorf("an alias and its flag: stderr %q", stderr)
+	}
+}
+
+func TestVersionNamesTheCommit(t *testing.T) {
+	out, _, code := runCLI(t, "--version")
+	if code != 0 || !strings.Contains(out, "(commit ") {
+		t.Fatalf("--version: exit %d, %q; want the module version and the commit", code, out)
+	}
+	out, _, _ = runCLI(t, "env")
+	if !strings.Contains(out, "\ncommit ") {
+		t.Fatalf("env does not print the commit:\n%s", out)
 	}
 }
 

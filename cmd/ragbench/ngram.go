@@ -32,7 +32,7 @@ func init() {
 		&cli.StringFlag{Name: "api-index", Value: ngram.DefaultAPIIndex, Usage: "API index name (with --api)"},
 		&cli.StringFlag{Name: "cache", Usage: "JSONL cache file: answers are replayed from it and new ones appended"},
 		&cli.StringFlag{Name: "quco-cache", Usage: "the QuCo-RAG authors' cache JSON to replay offline (no index or API needed)"},
-		&cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "with --api: the longest total wait between retries of one query (each retry is printed on stderr)"},
+		maxRetryWaitFlag(),
 	}
 	register(&cli.Command{
 		Name:  "ngram",
@@ -44,7 +44,7 @@ func init() {
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "corpus", Required: true, Usage: "corpus path"},
-					&cli.StringFlag{Name: "format", Usage: "dpr, jsonl, dir or parquet (default: from the path)"},
+					corpusFormatFlag(), oldFlag("format", "corpus-format"),
 					&cli.StringFlag{Name: "text-column", Usage: "parquet: the text column (dotted path for nested)"},
 					&cli.StringFlag{Name: "title-column", Usage: "parquet: the title column"},
 					&cli.StringFlag{Name: "out", Required: true, Usage: "index directory to create"},
@@ -108,7 +108,7 @@ func init() {
 				Flags: []cli.Flag{
 					&cli.Int64Flag{Name: "tokens", Value: 10_000_000, Usage: "corpus size in tokens"},
 					&cli.StringFlag{Name: "corpus", Usage: "repeat this corpus instead of generating a Zipfian one"},
-					&cli.StringFlag{Name: "format", Usage: "corpus format"},
+					corpusFormatFlag(),
 					&cli.IntFlag{Name: "vocab", Value: 1_000_000, Usage: "Zipfian vocabulary size"},
 					&cli.Float64Flag{Name: "zipf-s", Value: 1.1, Usage: "Zipf exponent (> 1)"},
 					&cli.IntFlag{Name: "queries", Value: 2000, Usage: "queries of each kind"},
@@ -118,8 +118,8 @@ func init() {
 					&cli.BoolFlag{Name: "no-peer", Usage: "skip Go's index/suffixarray peer"},
 					&cli.BoolFlag{Name: "stream", Usage: "feed the build from the generator directly (text generation inside the timed build) instead of from a corpus file written first"},
 					&cli.StringFlag{Name: "dir", Usage: "where to build (default: a temporary directory, removed after)"},
-					&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 					&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the build here"},
+					formatFlags("text", "json")[0], formatFlags("text", "json")[1],
 				},
 				Action: ngramBench,
 			},
@@ -131,19 +131,23 @@ func ngramBuild(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("ngram build takes no arguments, got %q", c.Args().Slice())
 	}
+	format, err := renamed(c, "corpus-format", "format")
+	if err != nil {
+		return err
+	}
 	opt := ngram.BuildOptions{
-		Format:      corpus.Format(c.String("format")),
+		Format:      corpus.Format(format),
 		Lowercase:   c.Bool("lowercase"),
 		Title:       c.Bool("title"),
 		TokenWidth:  c.Int("token-width"),
 		ShardTokens: c.Int("shard-tokens"),
 		Workers:     c.Int("workers"),
 		Force:       c.Bool("force"),
-		Progress:    c.App.ErrWriter,
 	}
+	var done func()
+	opt.Progress, done = progressWriter(c, false)
 	path := c.String("corpus")
 	var r corpus.Reader
-	var err error
 	if c.String("text-column") != "" || c.String("title-column") != "" {
 		r, err = corpus.OpenParquet(path, corpus.ParquetColumns{Text: c.String("text-column"), Title: c.String("title-column")})
 	} else {
@@ -154,6 +158,7 @@ func ngramBuild(c *cli.Context) error {
 	}
 	defer r.Close()
 	st, err := ngram.BuildFrom(c.Context, r, c.String("out"), opt)
+	done()
 	if err != nil {
 		return err
 	}
@@ -357,7 +362,7 @@ func ngramBench(c *cli.Context) error {
 	cfg := ngrambench.Config{
 		Tokens:      c.Int64("tokens"),
 		Corpus:      c.String("corpus"),
-		Format:      corpus.Format(c.String("format")),
+		Format:      corpus.Format(c.String("corpus-format")),
 		Vocab:       c.Int("vocab"),
 		ZipfS:       c.Float64("zipf-s"),
 		Queries:     c.Int("queries"),
@@ -366,11 +371,15 @@ func ngramBench(c *cli.Context) error {
 		ShardTokens: c.Int("shard-tokens"),
 		Peer:        !c.Bool("no-peer"),
 		Dir:         c.String("dir"),
-		Progress:    c.App.ErrWriter,
+		Progress:    verboseWriter(c),
 		CPUProfile:  c.String("cpuprofile"),
 		Stream:      c.Bool("stream"),
 	}
-	if !c.Bool("json") {
+	format, err := outputFormat(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	if format == "text" && c.Bool("verbose") {
 		cfg.OnMeasured = func(r *ngrambench.Report) {
 			fmt.Fprintln(c.App.ErrWriter, "bench: measured before the peer:")
 			r.Print(c.App.ErrWriter)
@@ -388,7 +397,7 @@ func ngramBench(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if format == "json" {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")

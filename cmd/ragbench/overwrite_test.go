@@ -44,8 +44,8 @@ func TestNoCommandWritesOverItsInput(t *testing.T) {
 func TestPredictResumeWithOtherSettings(t *testing.T) {
 	data := testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
 	out := filepath.Join(t.TempDir(), "preds.jsonl")
-	args := append([]string{"predict", "--backend", "offline", "--dataset", data, "--limit", "2", "--out", out}, templatesFlag(t)...)
-	if _, stderr, code := runCLI(t, args...); code != 0 {
+	args := append([]string{"predict", "--backend", "offline", "--dataset", data, "--out", out}, templatesFlag(t)...)
+	if _, stderr, code := runCLI(t, append(args, "--limit", "2")...); code != 0 {
 		t.Fatalf("first run: %d %s", code, stderr)
 	}
 	before, _ := os.ReadFile(out)

@@ -40,24 +40,26 @@ QuCo-RAG rule of the dataset), raw_output, backend, model, usage, latency_ms, ca
 example is recorded with its error and the run goes on; the exit status is 1 if any failed. With
 --out FILE holding records already, the examples done are skipped and new records appended (failed
 ones are retried). Score the output with: ragbench score --dataset SPEC --predictions FILE.`,
-		Flags: append(llmFlags(),
-			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset name, parquet file/directory, or custom spec (required)"},
-			&cli.IntFlag{Name: "limit", Usage: "only the first N examples in file order"},
-			&cli.IntFlag{Name: "sample", Usage: "a deterministic sample of N examples (see --seed)"},
-			&cli.Int64Flag{Name: "seed", Usage: "seed of --sample"},
-			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
+		Flags: append(withDataset(llmFlags()...),
+			templatesDirFlag(),
 			&cli.StringFlag{Name: "exemplars", Value: "auto", Usage: "exemplar set: auto (the dataset's own, if the authors have one), none, or a set name in exemplars.json"},
 			&cli.IntFlag{Name: "shots", Value: -1, Usage: "exemplars per prompt (-1: the authors' count for the set; 0: none)"},
 			&cli.StringFlag{Name: "oracle", Usage: "oracle passages for examples without context, by question text (JSONL[.gz] {question, ctxs:[{title,text}]})"},
 			&cli.StringFlag{Name: "extract", Value: "auto", Usage: "answer extraction rule: auto (the QuCo-RAG rule of the dataset; its 2Wiki rule elsewhere), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "maximum completion tokens"},
 			&cli.StringSliceFlag{Name: "stop", Value: cli.NewStringSlice(`\n`), Usage: "stop sequence (repeatable; \\n is a newline)"},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: 4, Usage: "concurrent generation calls (requests in flight)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "predictions JSONL (- or absent: stdout); an existing file is resumed if it was made with the same settings"},
 			&cli.BoolFlag{Name: "force", Usage: "resume --out even if it was made with other settings (model, prompts, shots, extraction)"},
 		),
 		Action: predictAction,
 	})
+}
+
+// templatesDirFlag is --templates, the QuCo-RAG reference directory, for every command that builds
+// prompts.
+func templatesDirFlag() cli.Flag {
+	return &cli.StringFlag{Name: "templates", Usage: "`DIR` with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"}
 }
 
 // templatesDir resolves --templates.
@@ -96,7 +98,7 @@ func predictAction(c *cli.Context) error {
 	if c.Int("max-tokens") < 1 {
 		return usagef("--max-tokens must be at least 1")
 	}
-	stderr := c.App.ErrWriter
+	stderr := infoWriter(c)
 	cfg, err := llmConfig(c)
 	if err != nil {
 		return err
@@ -153,6 +155,10 @@ func predictAction(c *cli.Context) error {
 		}
 	}
 
+	model := cfg.Model
+	if cfg.Backend == "offline" {
+		model = offline.Name
+	}
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	outPath := c.String("out")
 	var w io.Writer = c.App.Writer
@@ -175,10 +181,6 @@ func predictAction(c *cli.Context) error {
 		hash, err := set.Hash()
 		if err != nil {
 			return err
-		}
-		model := cfg.Model
-		if cfg.Backend == "offline" {
-			model = offline.Name
 		}
 		settings := predict.Settings{"backend": cfg.Backend, "model": model,
 			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
@@ -206,10 +208,6 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	model := cfg.Model
-	if cfg.Backend == "offline" {
-		model = offline.Name
-	}
 	label := describeBackend(cfg)
 	switch {
 	case cfg.Backend == "offline":
@@ -228,6 +226,7 @@ func predictAction(c *cli.Context) error {
 	for _, s := range c.StringSlice("stop") {
 		req.Stop = append(req.Stop, strings.ReplaceAll(s, `\n`, "\n"))
 	}
+	progress, done := progressWriter(c, true)
 	opts := predict.Options{
 		Generator: g,
 		Request:   req,
@@ -239,7 +238,7 @@ func predictAction(c *cli.Context) error {
 		Backend:  cfg.Backend,
 		Model:    model,
 		Workers:  c.Int("workers"),
-		Progress: stderr,
+		Progress: progress,
 		Label:    "predict " + ds.Name,
 	}
 	st, runErr := predict.Run(c.Context, ids, opts, func(r predict.Record) error {
@@ -250,6 +249,7 @@ func predictAction(c *cli.Context) error {
 		_, err = w.Write(append(b, '\n'))
 		return err
 	})
+	done()
 	where := "stdout"
 	if outPath != "" && outPath != "-" {
 		where = outPath

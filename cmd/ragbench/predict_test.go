@@ -70,7 +70,8 @@ func TestPredictUsage(t *testing.T) {
 	}{
 		{"no dataset is a usage error", []string{"predict", "--backend", "offline"}, 2, "needs --dataset"},
 		{"stray argument", append(append([]string{}, base...), "extra"), 2, "no arguments"},
-		{"negative limit", append(append([]string{}, base...), "--limit", "-1"), 2, "must not be negative"},
+		{"negative limit", append([]string{"predict", "--backend", "offline", "--dataset", data, "--limit", "-1"}, tmpl...), 2, "must not be negative"},
+		{"a repeated single-value flag is an error, not last-one-wins", append(append([]string{}, base...), "--limit", "3"), 2, "--limit is given more than once"},
 		{"limit and sample", append(append([]string{}, base...), "--sample", "3"), 2, "not both"},
 		{"no workers", append(append([]string{}, base...), "--workers", "0"), 2, "--workers"},
 		{"shots below -1", append(append([]string{}, base...), "--shots", "-2"), 2, "--shots"},

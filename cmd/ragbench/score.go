@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/pathcheck"
 	"io"
 	"os"
 	"slices"
@@ -14,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/internal/atomicfile"
+	"github.com/ragbench/ragbench/internal/pathcheck"
 	"github.com/ragbench/ragbench/metrics"
 	"github.com/ragbench/ragbench/reports"
 )
@@ -33,22 +31,26 @@ A dataset example without a prediction scores 0 and is counted in "n missing". A
 id is not in the dataset is not scored and is reported on stderr as a counted warning. A duplicate
 prediction id is an error (it is ambiguous which one to score).
 
+A file none of whose ids is an id of the dataset is an error (exit 1): it was made for another
+dataset or id scheme. A null prediction counts as missing, not as the empty answer.
+
 With --baseline, a second predictions file is scored the same way and compared with a paired
-approximate randomization test (EM and F1).`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dataset", Aliases: []string{"d"}, Usage: "dataset name, parquet file/directory, or custom spec (required)"},
+approximate randomization test (EM and F1). A regression is a drop of more than --max-drop points
+with p < --alpha; it is reported on stderr, and with --fail-on-regression the exit status is 1.
+To compare two 'ragbench run' directories, use 'ragbench compare'.`,
+		Flags: withDataset(
 			&cli.StringFlag{Name: "predictions", Aliases: []string{"p"}, Usage: "predictions file (JSONL or HotpotQA JSON; - for stdin) (required)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "table format: md, csv, json or tex"},
 			&cli.StringFlag{Name: "out", Usage: "write per-example scores as JSONL to this file"},
 			&cli.StringFlag{Name: "extract", Value: "none", Usage: "answer extraction rule: none, auto (QuCo-RAG rule for the dataset), or one of " + strings.Join(metrics.AnswerRules(), ", ")},
 			&cli.StringFlag{Name: "baseline", Usage: "a second predictions file to compare against (paired test)"},
-			&cli.IntFlag{Name: "limit", Usage: "score only the first N examples in file order"},
-			&cli.IntFlag{Name: "sample", Usage: "score a deterministic sample of N examples (see --seed)"},
-			&cli.Int64Flag{Name: "seed", Usage: "seed of --sample"},
+			&cli.Float64Flag{Name: "max-drop", Value: 0.5, Usage: "with --baseline: allowed drop in EM or F1 points before a significant drop is a regression"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "with --baseline: significance level of the paired test"},
+			&cli.BoolFlag{Name: "fail-on-regression", Usage: "with --baseline: exit 1 when EM or F1 regressed (see --max-drop, --alpha)"},
 			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples for the intervals (0 disables them)"},
 			&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of the intervals"},
 			&cli.Uint64Flag{Name: "ci-seed", Usage: "seed of the bootstrap and the randomization test"},
-		},
+		),
 		Action: scoreAction,
 	})
 }
@@ -73,6 +75,15 @@ func scoreAction(c *cli.Context) error {
 	if l := c.Float64("level"); l <= 0 || l >= 1 {
 		return usagef("--level %v: want a number between 0 and 1", l)
 	}
+	if a := c.Float64("alpha"); a <= 0 || a >= 1 {
+		return usagef("--alpha %v: want a number between 0 and 1", a)
+	}
+	if c.Float64("max-drop") < 0 {
+		return usagef("--max-drop must not be negative")
+	}
+	if c.String("baseline") == "" && (c.IsSet("max-drop") || c.IsSet("alpha") || c.Bool("fail-on-regression")) {
+		return usagef("--max-drop, --alpha and --fail-on-regression need --baseline")
+	}
 	// Load everything, so that predictions for examples outside --limit/--sample are not "unknown".
 	ds, examples, err := loadSelected(c)
 	if err != nil {
@@ -95,13 +106,13 @@ func scoreAction(c *cli.Context) error {
 	}
 
 	rep := &reports.Score{Dataset: ds.Name, Predictions: c.String("predictions")}
-	fs, err := scoreFile(c, rep.Predictions, examples, all, opts, &rep.Warnings)
+	fs, err := scoreFile(c, ds, rep.Predictions, examples, all, opts, &rep.Warnings)
 	if err != nil {
 		return err
 	}
 	rep.Summary = fs.Summary
 	if b := c.String("baseline"); b != "" {
-		bs, err := scoreFile(c, b, examples, all, opts, &rep.Warnings)
+		bs, err := scoreFile(c, ds, b, examples, all, opts, &rep.Warnings)
 		if err != nil {
 			return err
 		}
@@ -111,32 +122,31 @@ func scoreAction(c *cli.Context) error {
 		}
 	}
 	if out := c.String("out"); out != "" {
-		if err := writeRecords(out, fs.Records); err != nil {
+		if err := metrics.WriteRecords(out, fs.Records); err != nil {
 			return err
 		}
 	}
-	return reports.WriteScore(c.App.Writer, format, rep)
-}
-
-// loadSelected loads the whole dataset of --dataset, reports its first warnings on stderr, and
-// returns it with the examples selected by --limit or --sample/--seed.
-func loadSelected(c *cli.Context) (*datasets.Dataset, []datasets.Example, error) {
-	ds, err := datasets.Load(c.Context, c.String("dataset"), datasets.LoadOptions{})
-	if err != nil {
-		return nil, nil, err
+	if err := reports.WriteScore(c.App.Writer, format, rep); err != nil {
+		return err
 	}
-	for i, w := range ds.Warnings {
-		if i == 5 {
-			fmt.Fprintf(c.App.ErrWriter, "warning: %s: %d more dataset warnings not shown\n", ds.Name, len(ds.Warnings)-5)
-			break
-		}
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+	if rep.Baseline == nil {
+		return nil
 	}
-	return ds, datasets.Subset(ds.Examples, c.Int("limit"), c.Int("sample"), c.Int64("seed")), nil
+	regs := metrics.Regressions(rep.Baseline.EM, rep.Baseline.F1, c.Float64("max-drop"), c.Float64("alpha"))
+	if len(regs) == 0 {
+		fmt.Fprintf(infoWriter(c), "no regression against %s (drop > %g points with p < %g)\n", rep.Baseline.Predictions, c.Float64("max-drop"), c.Float64("alpha"))
+		return nil
+	}
+	msg := fmt.Sprintf("regression against %s: %s", rep.Baseline.Predictions, strings.Join(regs, "; "))
+	if c.Bool("fail-on-regression") {
+		return errors.New(msg)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", msg)
+	return nil
 }
 
 // scoreFile scores one predictions file (- for stdin), printing its notes and counted warnings.
-func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
+func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
 	var r io.Reader = c.App.Reader
 	name := "stdin"
 	if path != "-" {
@@ -148,12 +158,19 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 		r, name = f, path
 	}
 	fs, err := metrics.ScorePredictions(r, name, examples, func(id string) bool { return all[id] }, opts)
+	var nm *metrics.NoMatchError
+	if errors.As(err, &nm) {
+		return nil, fmt.Errorf("%w; %s (is --dataset the dataset these predictions were made for?)", err, ds.IDScheme())
+	}
 	if err != nil {
 		return nil, err
 	}
 	errw := c.App.ErrWriter
+	if fs.Null > 0 {
+		fmt.Fprintf(infoWriter(c), "note: %s: %d null prediction(s) count as missing\n", name, fs.Null)
+	}
 	if fs.Errored > 0 {
-		fmt.Fprintf(errw, "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d record(s) carry an error and are not predictions (their examples count as missing unless retried)\n", name, fs.Errored)
 	}
 	if n := len(fs.Stray); n > 0 {
 		shown := make([]string, min(n, 5))
@@ -161,30 +178,14 @@ func scoreFile(c *cli.Context, path string, examples []datasets.Example, all map
 			shown[i] = strconv.Quote(fs.Stray[i])
 		}
 		msg := fmt.Sprintf("%s: %d prediction(s) for ids not in the dataset were not scored (first: %s)", name, n, strings.Join(shown, ", "))
-		fmt.Fprintf(errw, "warning: %s\n", msg)
+		fmt.Fprintf(errw, "warning: %s; %d of %d prediction ids match; %s\n", msg, fs.Matched, n+fs.Matched, ds.IDScheme())
 		*warnings = append(*warnings, msg)
 	}
 	if fs.Outside > 0 {
-		fmt.Fprintf(errw, "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d prediction(s) for examples outside --limit/--sample were ignored\n", name, fs.Outside)
 	}
 	if fs.Summary.Missing > 0 {
-		fmt.Fprintf(errw, "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
+		fmt.Fprintf(infoWriter(c), "note: %s: %d of %d examples have no prediction and score 0\n", name, fs.Summary.Missing, fs.Summary.N)
 	}
 	return fs, nil
-}
-
-// writeRecords writes the per-example scores as JSONL, atomically.
-func writeRecords(path string, recs []metrics.Record) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := atomicfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

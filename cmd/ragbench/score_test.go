@@ -336,6 +336,77 @@ func TestScoreBaseline(t *testing.T) {
 	if !strings.Contains(md, "Paired comparison with base.jsonl") {
 		t.Fatalf("markdown lacks the comparison:\n%s", md)
 	}
+	// The gate: the perturbed file against the gold one is a significant drop of many points.
+	gate := []struct {
+		args    []string
+		code    int
+		message string
+		why     string
+	}{
+		{[]string{"--predictions", "base.jsonl", "--baseline", "gold.jsonl", "--fail-on-regression"}, 1, "regression against gold.jsonl: EM -", "a significant drop beyond --max-drop fails the job"},
+		{[]string{"--predictions", "base.jsonl", "--baseline", "gold.jsonl"}, 0, "warning: regression against gold.jsonl", "without --fail-on-regression a regression is a warning"},
+		{[]string{"--predictions", "base.jsonl", "--baseline", "gold.jsonl", "--fail-on-regression", "--max-drop", "90"}, 0, "no regression", "a drop within --max-drop is no regression"},
+		{[]string{"--predictions", "gold.jsonl", "--baseline", "base.jsonl", "--fail-on-regression"}, 0, "no regression", "an improvement is no regression"},
+		{[]string{"--predictions", "gold.jsonl", "--fail-on-regression"}, 2, "need --baseline", "the gate without --baseline is a usage error"},
+	}
+	for _, tc := range gate {
+		t.Run(tc.why, func(t *testing.T) {
+			_, stderr, code := runCLI(t, append([]string{"score", "--dataset", data, "--resamples", "50"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.message) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.message)
+			}
+		})
+	}
+}
+
+// TestScoreWrongDataset: predictions made for another dataset match no id; that must fail and say how
+// the dataset's ids are formed, not print all-zero scores.
+func TestScoreWrongDataset(t *testing.T) {
+	hotpot := testenv.Data(t, "hotpotqa/distractor/validation-00000-of-00001.parquet")
+	nq := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	ds, err := datasets.Load(context.Background(), hotpot, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nqPreds := write("nq.jsonl", "{\"id\": 0, \"prediction\": \"x\"}\n{\"id\": 1, \"prediction\": \"y\"}\n")
+	hotpotPreds := write("hotpot.jsonl", fmt.Sprintf("{\"id\": %q, \"prediction\": \"x\"}\n", ds.Examples[0].ID))
+	partial := write("partial.jsonl", fmt.Sprintf("{\"id\": %q, \"prediction\": %q}\n{\"id\": \"stray\", \"prediction\": \"y\"}\n", ds.Examples[0].ID, ds.Examples[0].Answers[0]))
+	null := write("null.jsonl", fmt.Sprintf("{\"id\": %q, \"prediction\": null}\n{\"id\": %q, \"prediction\": %q}\n", ds.Examples[0].ID, ds.Examples[1].ID, ds.Examples[1].Answers[0]))
+	cases := []struct {
+		dataset, preds string
+		code           int
+		stderr, stdout string
+		why            string
+	}{
+		{hotpot, nqPreds, 1, "none of its 2 prediction id(s) is an id of the dataset", "", "NQ predictions against HotpotQA fail"},
+		{hotpot, nqPreds, 1, "ids are its id column", "", "the message says how HotpotQA ids are formed"},
+		{nq, hotpotPreds, 1, "ids are zero-based row indices", "", "the message says NQ-open ids are row indices"},
+		{hotpot, partial, 0, "1 of 2 prediction ids match", "| 100 | 99 |", "some stray ids: a counted warning, and the rest is scored"},
+		{hotpot, null, 0, "1 null prediction(s) count as missing", "| 100 | 99 |", "a null prediction is missing, not an empty answer"},
+	}
+	_, stderr, _ := runCLI(t, "score", "--quiet", "--dataset", hotpot, "--predictions", partial, "--resamples", "0")
+	if strings.Contains(stderr, "note:") || strings.Contains(stderr, "rows from") || !strings.Contains(stderr, "warning:") {
+		t.Errorf("--quiet must drop notes and keep warnings: %q", stderr)
+	}
+	for _, tc := range cases {
+		t.Run(tc.why, func(t *testing.T) {
+			out, stderr, code := runCLI(t, "score", "--dataset", tc.dataset, "--predictions", tc.preds, "--resamples", "0")
+			if !strings.Contains(stderr, " rows from "+tc.dataset) {
+				t.Errorf("score does not say which dataset file it read: %q", stderr)
+			}
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) || !strings.Contains(out, tc.stdout) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, %q and %q", code, out, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
 }
 
 func TestScoreNamesTheSystem(t *testing.T) {

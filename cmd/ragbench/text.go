@@ -64,6 +64,7 @@ func splitEvalAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		announce(c, ds, len(ds.Examples))
 		sep := sentenceSep(ds.Layout)
 		var a text.Agreement
 		for _, ex := range ds.Examples {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -10,19 +11,40 @@ import (
 	"github.com/ragbench/ragbench/datasets"
 )
 
+// moduleVersion is the version of the binary: the -ldflags version when set, else the main module's
+// version from the build info ("(devel)" for a build from a checkout).
+func moduleVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return version
+}
+
+// versionString is what --version prints after the name: the module version and the git commit.
+func versionString() string {
+	return moduleVersion() + " (commit " + gitCommit() + ")"
+}
+
 func init() {
 	register(&cli.Command{
 		Name:  "env",
-		Usage: "print the build and runtime environment (version, Go, GOMAXPROCS, data directories, cache)",
+		Usage: "print the build and runtime environment (version, commit, Go, GOMAXPROCS, data directories, cache)",
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
-			fmt.Fprintf(w, "ragbench %s\n", version)
+			fmt.Fprintf(w, "ragbench %s\n", moduleVersion())
+			fmt.Fprintf(w, "commit %s\n", gitCommit())
 			fmt.Fprintf(w, "go %s %s/%s GOMAXPROCS=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
-			dirs := datasets.DataDirs()
-			if len(dirs) == 0 {
-				dirs = []string{"(none found: set RAGBENCH_DATA or run beside ../shared/data)"}
+			var roots []string
+			for _, r := range datasets.Roots() {
+				roots = append(roots, r.Source+"="+r.Dir)
 			}
-			fmt.Fprintf(w, "data %s\n", strings.Join(dirs, " "))
+			if len(roots) == 0 {
+				roots = []string{"(none found: set RAGBENCH_DATA or run beside ../shared/data)"}
+			}
+			fmt.Fprintf(w, "data %s\n", strings.Join(roots, " "))
 			cache, err := datasets.CacheDir()
 			if err != nil {
 				cache = "(" + err.Error() + ")"

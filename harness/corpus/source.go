@@ -22,6 +22,8 @@ type SourceConfig struct {
 	Columns *ParquetColumns
 	// Dataset is a dataset whose example contexts are pooled (Pool) into the documents.
 	Dataset string
+	// DatasetOptions are the load options of Dataset (split, subset, column mapping).
+	DatasetOptions datasets.LoadOptions
 }
 
 // Validate reports a config that names no source or two.
@@ -44,6 +46,8 @@ type Source struct {
 	Dataset string
 	// Stats are the pool statistics of a dataset source.
 	Stats PoolStats
+	// Loaded is the dataset a dataset source pooled (its files, row count and warnings); nil otherwise.
+	Loaded *datasets.Dataset
 
 	pool []PoolDoc // dataset source: the pooled documents with their sentences
 	open func() (Reader, error)
@@ -56,7 +60,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 		return nil, err
 	}
 	if cfg.Dataset != "" {
-		ds, err := datasets.Load(ctx, cfg.Dataset, datasets.LoadOptions{})
+		ds, err := datasets.Load(ctx, cfg.Dataset, cfg.DatasetOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +69,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 		for i, d := range docs {
 			plain[i] = d.Document
 		}
-		return &Source{Dataset: ds.Name, Stats: st, pool: docs, open: func() (Reader, error) { return NewSliceReader(plain), nil }}, nil
+		return &Source{Dataset: ds.Name, Stats: st, Loaded: ds, pool: docs, open: func() (Reader, error) { return NewSliceReader(plain), nil }}, nil
 	}
 	if cfg.Columns != nil {
 		cols := *cfg.Columns

@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/retry"
 	"net/url"
 	"os"
 	"strings"
@@ -38,6 +39,9 @@ type Config struct {
 	BackoffMax  time.Duration `yaml:"backoff_max,omitempty" json:"backoff_max,omitempty"`
 	// MaxRetryAfter caps how long a server's Retry-After may make us wait (default 2m).
 	MaxRetryAfter time.Duration `yaml:"max_retry_after,omitempty" json:"max_retry_after,omitempty"`
+	// OnRetry, when set, is told about every retry before its wait (see retry.Printer), so that no
+	// retry is silent. A DNS failure or a connection refused by a loopback address is never retried.
+	OnRetry retry.Notifier `yaml:"-" json:"-"`
 	// Concurrency bounds the requests in flight (default 8).
 	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	// RPM and TPM limit requests and tokens per minute (0: unlimited). Tokens are the estimated prompt

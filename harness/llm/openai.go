@@ -169,7 +169,11 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 			}
 			return Response{}, o.redact.err(fmt.Errorf("llm %s %s: %w", req.Endpoint, RedactURL(o.cfg.BaseURL), err))
 		}
-		if err := retry.Sleep(ctx, o.backoff(attempt, after)); err != nil {
+		wait := o.backoff(attempt, after)
+		if o.cfg.OnRetry != nil {
+			o.cfg.OnRetry("llm "+string(req.Endpoint), attempt+1, o.redact.err(err), wait)
+		}
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, err)
 		}
 	}
@@ -205,7 +209,8 @@ func (e *TransportError) Error() string {
 // Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.Err }
 
-// retryable says whether err is worth retrying, and the server's Retry-After if any.
+// retryable says whether err is worth retrying, and the server's Retry-After if any: 429 and 5xx
+// answers and transport errors, except those that cannot succeed (retry.Permanent).
 func retryable(err error) (bool, time.Duration) {
 	var se *StatusError
 	if errors.As(err, &se) {
@@ -213,7 +218,8 @@ func retryable(err error) (bool, time.Duration) {
 	}
 	var te *TransportError
 	if errors.As(err, &te) {
-		return true, 0
+		// A name that does not resolve or a refused local port cannot succeed on a retry.
+		return !retry.Permanent(err), 0
 	}
 	return false, 0
 }

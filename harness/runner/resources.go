@@ -496,7 +496,8 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 				if env.Retrievers == nil {
 					env.Retrievers = map[string]retrieval.Retriever{}
 				}
-				for k, v := range ix.Retrievers() {
+				// Lean: ids and scores only; the methods read the selected units' texts from env.Units.
+				for k, v := range ix.Lean() {
 					env.Retrievers[k] = v
 				}
 				if env.Units == nil {

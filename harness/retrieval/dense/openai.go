@@ -84,6 +84,9 @@ type OpenAIConfig struct {
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 	// CacheDir holds the on-disk embedding cache ("" for none).
 	CacheDir string `yaml:"cache_dir" json:"cache_dir"`
+	// OnRetry, when set, is told about every retry before its wait (see retry.Printer). A DNS failure
+	// or a connection refused by a loopback address is never retried.
+	OnRetry retry.Notifier `yaml:"-" json:"-"`
 	// HTTPClient replaces the default client (for tests).
 	HTTPClient *http.Client `yaml:"-" json:"-"`
 }
@@ -294,7 +297,11 @@ func (e *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) 
 	var last error
 	for attempt := 0; attempt <= e.cfg.MaxRetries; attempt++ {
 		if attempt > 0 {
-			if err := retry.Sleep(ctx, backoff.Next()); err != nil {
+			wait := backoff.Next()
+			if e.cfg.OnRetry != nil {
+				e.cfg.OnRetry("embeddings "+e.cfg.Model, attempt, last, wait)
+			}
+			if err := retry.Sleep(ctx, wait); err != nil {
 				return nil, fmt.Errorf("%w (last error: %v)", err, last)
 			}
 		}
@@ -347,7 +354,7 @@ func (e *OpenAI) once(ctx context.Context, in []string) ([][]float32, error) {
 
 // retryable reports whether a failed request may succeed when repeated.
 func retryable(err error) bool {
-	if errors.Is(err, errBadResponse) {
+	if errors.Is(err, errBadResponse) || retry.Permanent(err) {
 		return false
 	}
 	status := 0

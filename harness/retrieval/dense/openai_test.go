@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -439,4 +440,38 @@ func TestOpenAIConcurrentBatches(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	_ = f2
+}
+
+// TestOpenAIRefusedLocalPortIsNotRetried: a refused loopback port cannot succeed on a retry; the
+// failure is immediate and no retry is reported, while a timeout's retries are reported.
+func TestOpenAIRefusedLocalPortIsNotRetried(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	retries := 0
+	cfg := testConfig("http://" + addr + "/v1")
+	cfg.OnRetry = func(string, int, error, time.Duration) { retries++ }
+	e, err := NewOpenAI(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"x"}, Passage); err == nil || retries != 0 || e.Requests.Load() != 1 {
+		t.Fatalf("err %v, %d retries, %d requests; want one failed request", err, retries, e.Requests.Load())
+	}
+
+	f, url := newFake(t)
+	f.delay = 200 * time.Millisecond
+	cfg = testConfig(url)
+	cfg.Timeout, cfg.MaxRetries = 20*time.Millisecond, 2
+	cfg.OnRetry = func(string, int, error, time.Duration) { retries++ }
+	e, err = NewOpenAI(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"slow"}, Passage); err == nil || retries != 2 {
+		t.Fatalf("timeouts: err %v, %d retries reported, want 2", err, retries)
+	}
 }

@@ -8,11 +8,14 @@
 package fusion
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 )
@@ -91,13 +94,14 @@ func keyLess(a, b Key) bool {
 	return a.Granularity < b.Granularity
 }
 
-// sortCandidates orders best first: higher score, then smaller id.
+// sortCandidates orders best first: higher score, then smaller id (equal score and id: equal elements,
+// whose order does not matter).
 func sortCandidates(c []Candidate) {
-	sort.SliceStable(c, func(i, j int) bool {
-		if c[i].Score != c[j].Score {
-			return c[i].Score > c[j].Score
+	slices.SortFunc(c, func(a, b Candidate) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return c[i].ID < c[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 

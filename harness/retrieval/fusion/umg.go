@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -196,26 +197,40 @@ func Fuse(lists []List, o UMGOptions) (Fused, error) {
 		}
 	}
 	out.Fallback = total == 0 && live > 0
-	mass := map[string]float64{}
-	var order []string
+	// One map lookup per candidate: index into acc, with the list that last added to it (so that a
+	// list repeating an id counts its first occurrence only).
+	n := 0
+	for _, l := range lists {
+		n += len(l.Candidates)
+	}
+	type accum struct {
+		id   string
+		mass float64
+		last int
+	}
+	pos := make(map[string]int32, n)
+	acc := make([]accum, 0, n)
 	for i, l := range lists {
 		w := out.Pairs[i].Weight
-		seen := make(map[string]bool, len(l.Candidates))
 		for j, c := range l.Candidates {
-			if seen[c.ID] {
+			k, ok := pos[c.ID]
+			if !ok {
+				k = int32(len(acc))
+				pos[c.ID] = k
+				acc = append(acc, accum{id: c.ID, last: -1})
+			}
+			a := &acc[k]
+			if a.last == i {
 				continue
 			}
-			seen[c.ID] = true
-			if _, ok := mass[c.ID]; !ok {
-				order = append(order, c.ID)
-			}
-			mass[c.ID] += w * dists[i][j]
+			a.last = i
+			a.mass += w * dists[i][j]
 		}
 	}
-	out.Scores = make([]Candidate, 0, len(mass))
-	for _, id := range order {
-		if m := mass[id]; m > 0 {
-			out.Scores = append(out.Scores, Candidate{ID: id, Score: m})
+	out.Scores = make([]Candidate, 0, len(acc))
+	for _, a := range acc {
+		if a.mass > 0 {
+			out.Scores = append(out.Scores, Candidate{ID: a.id, Score: a.mass})
 		}
 	}
 	sortCandidates(out.Scores)
@@ -264,11 +279,11 @@ func LengthRank(scores []Candidate, spans Lookup) ([]Ranked, error) {
 }
 
 func sortRanked(r []Ranked) {
-	sort.SliceStable(r, func(i, j int) bool {
-		if r[i].R != r[j].R {
-			return r[i].R > r[j].R
+	slices.SortFunc(r, func(a, b Ranked) int {
+		if a.R != b.R {
+			return cmp.Compare(b.R, a.R)
 		}
-		return r[i].ID < r[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 
@@ -320,11 +335,13 @@ func Promote(scores []Candidate, spans Lookup, o PromoteOptions) ([]Ranked, []Pr
 		promote[g] = true
 	}
 	parentOf := map[string]string{} // fused unit -> parent it merges into
+	spanOf := make(map[string]Span, len(scores))
 	for _, c := range scores {
 		sp, ok := spans(c.ID)
 		if !ok {
 			return nil, nil, fmt.Errorf("fusion: unit %q has no span (is its granularity's unit table loaded?)", c.ID)
 		}
+		spanOf[c.ID] = sp
 		if promote[sp.Size] && sp.Parent != "" {
 			parentOf[c.ID] = sp.Parent
 		}
@@ -358,7 +375,7 @@ func Promote(scores []Candidate, spans Lookup, o PromoteOptions) ([]Ranked, []Pr
 			pass = append(pass, c)
 		}
 	}
-	ranked, err := LengthRank(pass, spans)
+	ranked, err := LengthRank(pass, func(id string) (Span, bool) { sp, ok := spanOf[id]; return sp, ok })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -370,7 +387,10 @@ func Promote(scores []Candidate, spans Lookup, o PromoteOptions) ([]Ranked, []Pr
 	}
 	sort.Slice(proms, func(i, j int) bool { return proms[i].Parent < proms[j].Parent })
 	for _, g := range proms {
-		sp, ok := spans(g.Parent)
+		sp, ok := spanOf[g.Parent]
+		if !ok {
+			sp, ok = spans(g.Parent)
+		}
 		if !ok {
 			return nil, nil, fmt.Errorf("fusion: parent unit %q (of %s) has no span (is the parent granularity's unit table loaded?)", g.Parent, g.Members[0])
 		}

@@ -416,3 +416,48 @@ func TestWeightedRRF(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUMGFusion times UMG's fusion and UMGP's promotion and selection alone, without retrieval:
+// ten pairs (two experts × five granularities) of 100 candidates each over one long document, the
+// shape of one question.
+//
+//	go test ./harness/retrieval/fusion -run '^$' -bench UMGFusion -benchmem
+func BenchmarkUMGFusion(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	spans := map[string]Span{}
+	var lists []List
+	for e, expert := range []string{"bm25", "dense"} {
+		for _, g := range []int{2, 4, 8, 16, 32} {
+			l := List{Key: Key{expert, g}}
+			for i := 0; i < 100; i++ {
+				st := r.IntN(2000)
+				id := "Some Wikipedia Page Title#g" + strconv.Itoa(g) + ":" + strconv.Itoa(st) + "-" + strconv.Itoa(st+g)
+				p := st / 4 * 4
+				parent := ""
+				if g < 8 {
+					parent = "Some Wikipedia Page Title#g8:" + strconv.Itoa(p) + "-" + strconv.Itoa(p+8)
+					spans[parent] = Span{ID: parent, Doc: "Some Wikipedia Page Title", Start: p, End: p + 8, Size: 8, Tokens: 200}
+				}
+				spans[id] = Span{ID: id, Doc: "Some Wikipedia Page Title", Start: st, End: st + g, Size: g, Tokens: 25 * g, Parent: parent}
+				l.Candidates = append(l.Candidates, Candidate{id, float64(e+1) * (30 - float64(i)/5)})
+			}
+			sortCandidates(l.Candidates)
+			lists = append(lists, l)
+		}
+	}
+	look := func(id string) (Span, bool) { s, ok := spans[id]; return s, ok }
+	b.Run("umg", func(b *testing.B) {
+		for b.Loop() {
+			f, _ := Fuse(lists, UMGOptions{})
+			rk, _ := LengthRank(f.Scores, look)
+			Select(rk, SelectOptions{K: 5})
+		}
+	})
+	b.Run("umgp", func(b *testing.B) {
+		for b.Loop() {
+			f, _ := Fuse(lists, UMGOptions{})
+			rk, _, _ := Promote(f.Scores, look, PromoteOptions{})
+			Select(rk, SelectOptions{K: 5, MaxOverlap: 0.75})
+		}
+	})
+}

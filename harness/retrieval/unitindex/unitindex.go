@@ -4,8 +4,8 @@
 // sentence span, token length, parent and text by id.
 //
 // It is what the multi-granularity methods (UMG-RAG, UMGP-RAG) and their baselines read their
-// experts and unit spans from. It does not build indexes (cmd/ragbench index build does) or fuse
-// anything (harness/retrieval/fusion does).
+// experts and unit spans from; Build writes the same layout from documents in memory (the runner's
+// on-demand unit indexes). It does not fuse anything (harness/retrieval/fusion does).
 package unitindex
 
 import (
@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
@@ -26,7 +27,7 @@ import (
 )
 
 // UnitsFile is the unit table of one granularity, beside its index.
-const UnitsFile = "units.jsonl"
+const UnitsFile = corpus.UnitsFile
 
 // DocFunc returns the stored unit of ordinal i of one granularity's index (id and text).
 type DocFunc func(i int) (id, text string, err error)
@@ -40,11 +41,13 @@ type row struct {
 // and, when the granularity's index is attached, its text. It is read-only after loading and safe for
 // concurrent use.
 type Table struct {
-	dir   string
-	units map[string]corpus.Unit
-	rows  map[string]row
-	sizes map[int]int // granularity -> units
-	docs  map[int]DocFunc
+	dir    string
+	units  map[string]corpus.Unit
+	rows   map[string]row
+	sizes  map[int]int      // granularity -> units
+	ids    map[int][]string // granularity -> unit id by ordinal
+	titles map[int][]string // granularity -> unit title by ordinal
+	docs   map[int]DocFunc
 }
 
 // LoadTable reads DIR/gN/units.jsonl for every size. A size without its file is an error naming the
@@ -53,7 +56,7 @@ func LoadTable(dir string, sizes []int) (*Table, error) {
 	if len(sizes) == 0 {
 		return nil, errors.New("unitindex: no granularities given")
 	}
-	t := &Table{dir: dir, units: map[string]corpus.Unit{}, rows: map[string]row{}, sizes: map[int]int{}, docs: map[int]DocFunc{}}
+	t := &Table{dir: dir, units: map[string]corpus.Unit{}, rows: map[string]row{}, sizes: map[int]int{}, ids: map[int][]string{}, titles: map[int][]string{}, docs: map[int]DocFunc{}}
 	for _, g := range sizes {
 		if _, dup := t.sizes[g]; dup {
 			continue
@@ -85,6 +88,8 @@ func LoadTable(dir string, sizes []int) (*Table, error) {
 			}
 			t.units[u.ID] = u
 			t.rows[u.ID] = row{g, n}
+			t.ids[g] = append(t.ids[g], u.ID)
+			t.titles[g] = append(t.titles[g], u.Title)
 			n++
 		}
 		err = sc.Err()
@@ -168,6 +173,7 @@ type Index struct {
 	// Table is the unit table, with every granularity's texts attached.
 	Table   *Table
 	retr    map[int]retrieval.Retriever
+	lean    map[int]retrieval.Retriever
 	closers []func() error
 }
 
@@ -182,7 +188,7 @@ func Open(dir string, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Dir: dir, Table: t, retr: map[int]retrieval.Retriever{}}
+	ix := &Index{Dir: dir, Table: t, retr: map[int]retrieval.Retriever{}, lean: map[int]retrieval.Retriever{}}
 	fail := func(err error) (*Index, error) {
 		ix.Close()
 		return nil, err
@@ -223,18 +229,33 @@ func Open(dir string, o Options) (*Index, error) {
 				}
 			}
 			ix.retr[g] = b
+			ix.lean[g] = &leanBM25{ix: b, t: t, g: g}
 			n = b.Len()
 			t.Attach(g, func(i int) (string, string, error) {
 				id, _, text, err := b.Doc(i)
 				return id, text, err
 			})
 		} else {
-			d, err := dense.Open(sub, o.Embedder)
+			emb := o.Embedder
+			if emb == nil {
+				// The LSA model saved in the index, loaded here too so that the lean retriever
+				// can embed queries itself; an index built through an OpenAI-compatible endpoint
+				// reconnects in dense.Open and its lean retriever reads hits in full.
+				if l, err := dense.LoadLSA(filepath.Join(sub, "lsa.bin")); err == nil {
+					emb = l
+				}
+			}
+			d, err := dense.Open(sub, emb)
 			if err != nil {
 				return fail(fmt.Errorf("unit index %s, granularity %d: %w", dir, g, err))
 			}
 			ix.closers = append(ix.closers, d.Close)
 			ix.retr[g] = d
+			if emb != nil {
+				ix.lean[g] = &leanDense{ix: d, emb: emb, t: t, g: g, name: fmt.Sprintf("%s/g%d", dir, g)}
+			} else {
+				ix.lean[g] = d
+			}
 			n = d.Len()
 			t.Attach(g, func(i int) (string, string, error) {
 				doc, err := d.Doc(i)
@@ -259,6 +280,75 @@ func (ix *Index) Retrievers() map[string]retrieval.Retriever {
 		out[ix.Expert+"@"+strconv.Itoa(g)] = r
 	}
 	return out
+}
+
+// Lean returns retrievers named like Retrievers' that return each hit's id, title and score without
+// its text (Hit.Text is empty; read it with Table.Text). The multi-granularity methods need the
+// texts of the few units they select only, not of the hundred units each expert returns.
+func (ix *Index) Lean() map[string]retrieval.Retriever {
+	out := make(map[string]retrieval.Retriever, len(ix.lean))
+	for g, r := range ix.lean {
+		out[ix.Expert+"@"+strconv.Itoa(g)] = r
+	}
+	return out
+}
+
+// leanBM25 searches a BM25 unit index and names hits from the unit table.
+type leanBM25 struct {
+	ix *bm25.Index
+	t  *Table
+	g  int
+}
+
+func (r *leanBM25) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
+	top, err := r.ix.Search(ctx, query, k)
+	if err != nil {
+		return nil, err
+	}
+	return r.t.hits(r.g, len(top), func(i int) (int, float64) { return int(top[i].Doc), top[i].Score })
+}
+
+// leanDense embeds the query and searches a dense unit index exactly, naming hits from the unit table.
+type leanDense struct {
+	ix   *dense.Index
+	emb  dense.Embedder
+	t    *Table
+	g    int
+	name string
+}
+
+func (r *leanDense) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return []retrieval.Hit{}, nil
+	}
+	vecs, err := r.emb.Embed(ctx, []string{query}, dense.Query)
+	if err != nil {
+		return nil, fmt.Errorf("dense search %s: embed the query: %w", r.name, err)
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("dense search %s: the embedder returned %d vectors for 1 query", r.name, len(vecs))
+	}
+	res, err := r.ix.SearchVectors(ctx, vecs, k)
+	if err != nil {
+		return nil, fmt.Errorf("dense search %s: %w", r.name, err)
+	}
+	top := res[0]
+	return r.t.hits(r.g, len(top), func(i int) (int, float64) { return top[i].Row, float64(top[i].Score) })
+}
+
+// hits names n search results of granularity g (ordinal and score of each, best first).
+func (t *Table) hits(g, n int, at func(i int) (int, float64)) ([]retrieval.Hit, error) {
+	ids := t.ids[g]
+	out := make([]retrieval.Hit, n)
+	for i := range out {
+		o, s := at(i)
+		if o < 0 || o >= len(ids) {
+			return nil, fmt.Errorf("unit index %s: g%d hit %d is outside its unit table (%d units): rebuild the index", t.dir, g, o, len(ids))
+		}
+		id := ids[o]
+		out[i] = retrieval.Hit{ID: id, Title: t.titles[g][o], Score: s, Rank: i + 1}
+	}
+	return out, nil
 }
 
 // Close closes every granularity's index.

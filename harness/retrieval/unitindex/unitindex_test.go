@@ -53,6 +53,27 @@ func TestBuildOpen(t *testing.T) {
 	if len(r) != 3 || r["bm25@2"] == nil || r["bm25@32"] == nil || d.Retrievers()["dense@8"] == nil {
 		t.Fatalf("retrievers %v", r)
 	}
+	// Lean retrievers return the same hits without their texts, which the table gives.
+	for _, ix := range []*Index{b, d} {
+		lean := ix.Lean()
+		for name, full := range ix.Retrievers() {
+			want, err := full.Retrieve(ctx, "castle harbour", 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := lean[name].Retrieve(ctx, "castle harbour", 20)
+			if err != nil || len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%s: lean %d hits (%v), full %d", name, len(got), err, len(want))
+			}
+			for i := range want {
+				txt, err := ix.Table.Text(ctx, got[i].ID)
+				if got[i].ID != want[i].ID || got[i].Score != want[i].Score || got[i].Title != want[i].Title || got[i].Rank != want[i].Rank ||
+					got[i].Text != "" || err != nil || txt != want[i].Text {
+					t.Fatalf("%s hit %d: lean %+v, full %+v (text %q, %v)", name, i, got[i], want[i], txt, err)
+				}
+			}
+		}
+	}
 	hits, err := r["bm25@2"].Retrieve(ctx, "castle", 5)
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("%v %v", hits, err)

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/reports"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "compare",
+		Usage:     "compare two runs question by question (a pull-request regression gate)",
+		ArgsUsage: "BASE NEW",
+		Description: `Pairs the records of two run directories question by question in every dataset and cell, and
+reports for each metric the difference new − base with its paired bootstrap interval and the p-value
+of a paired randomization test, and lists the questions whose first metric changed. Prints markdown
+for a pull-request comment (or JSON with --format json).
+
+A regression is a drop that is both significant (p < --alpha) and larger than --max-drop points.
+Exit status: 0 when there is none (or without --fail-on-regression); 1 on a regression with
+--fail-on-regression; 2 when the runs cannot be paired (different generator, datasets, cells,
+questions or gold answers; the message names each difference) or on bad usage.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "metric", Value: "em,f1", Usage: "metrics to compare, comma-separated (em, f1, acc, label_acc, answer_recall, ar@5, ret, tok, call)"},
+			&cli.Float64Flag{Name: "max-drop", Value: 0.5, Usage: "allowed drop in points before a significant drop is a regression"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the paired test"},
+			&cli.BoolFlag{Name: "fail-on-regression", Usage: "exit 1 when there is a regression"},
+			&cli.IntFlag{Name: "rounds", Value: 10000, Usage: "randomization rounds"},
+			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples of the interval on the difference"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the test and the bootstrap"},
+			&cli.IntFlag{Name: "max-flips", Value: 20, Usage: "flipped questions listed per cell in markdown"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md or json"},
+		},
+		Action: compareAction,
+	})
+}
+
+func compareAction(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usagef("compare needs BASE and NEW run directories, got %d arguments", c.NArg())
+	}
+	format := c.String("format")
+	if format != "md" && format != "json" {
+		return usagef("--format %q: want md or json", format)
+	}
+	var keys []string
+	for _, k := range strings.Split(c.String("metric"), ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		if _, ok := reports.Metrics[k]; !ok {
+			return usagef("--metric %q: unknown metric", k)
+		}
+		keys = append(keys, k)
+	}
+	if a := c.Float64("alpha"); a <= 0 || a >= 1 {
+		return usagef("--alpha %v: want a number between 0 and 1", a)
+	}
+	if c.Float64("max-drop") < 0 || c.Int("rounds") < 1 || c.Int("resamples") < 0 || c.Int("max-flips") < 1 {
+		return usagef("--max-drop must not be negative; --rounds and --max-flips must be positive")
+	}
+	base, err := reports.LoadRun(c.Context, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	next, err := reports.LoadRun(c.Context, c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	cmp, err := reports.Compare(base, next, reports.CompareOptions{
+		Metrics: keys, MaxDrop: c.Float64("max-drop"), Alpha: c.Float64("alpha"), Rounds: c.Int("rounds"),
+		Resamples: c.Int("resamples"), Level: 0.95, Seed: c.Uint64("seed"), MaxFlips: c.Int("max-flips"),
+	})
+	var mis *reports.MismatchError
+	if errors.As(err, &mis) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(cmp)
+	} else {
+		err = cmp.Markdown(c.App.Writer)
+	}
+	if err != nil {
+		return err
+	}
+	if len(cmp.Regressions) > 0 && c.Bool("fail-on-regression") {
+		return fmt.Errorf("regression: %s", strings.Join(cmp.Regressions, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
+	"github.com/ragbench/ragbench/reports"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "report",
+		Usage:     "tables, plots and an HTML report from run directories",
+		ArgsUsage: "RUN_DIR...",
+		Description: `Reads run directories (RUN/config.yaml, RUN/DATASET/CELL.jsonl, RUN/DATASET/CELL.timings.jsonl) and
+prints the papers' tables: main results (EM/F1, QuCo-RAG Table 1 layout), efficiency (#Tok/#Call/#Ret),
+ablation (EM/F1/#Ret), PubMedQA (accuracy/#Ret/#Tok), the UMG-RAG layout (F1, answer recall, AR@5,
+retrieval time), cost and latency per question, and EM by entity-frequency bin, question type and
+whether retrieval fired.
+
+Without --out the tables go to stdout in --format (html prints the whole page). With --out DIR the
+command writes DIR/summary.FORMAT (DIR/report.html for html) and, unless --no-plots, the figures as
+DIR/plots/NAME.svg and .png. See docs/reports.md.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, tex, json or html"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report and plots into this directory"},
+			&cli.BoolFlag{Name: "no-plots", Usage: "with --out, write no plot files"},
+			&cli.BoolFlag{Name: "ci", Usage: "show 95% bootstrap intervals (see --resamples, --level)"},
+			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples of --ci"},
+			&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence level of --ci"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of the bootstrap and of the paired test"},
+			&cli.StringFlag{Name: "baseline", Usage: "row to test every other row against (cell, method or paper name, e.g. SR-RAG)"},
+			&cli.IntFlag{Name: "rounds", Value: 1000, Usage: "randomization rounds of the --baseline test"},
+			&cli.BoolFlag{Name: "paper", Usage: "put the published numbers beside ours"},
+			&cli.StringFlag{Name: "reference", Usage: "published numbers (default $RAGBENCH_REFERENCE or ../shared/reference/paper-tables.json beside the checkout)"},
+			&cli.StringFlag{Name: "paper-model", Usage: "the paper's model to compare with when our generator is none of them (default: the table's first)"},
+			&cli.Float64Flag{Name: "price-in", Usage: "USD per 1M prompt tokens (adds money per question to the cost table)"},
+			&cli.Float64Flag{Name: "price-out", Usage: "USD per 1M completion tokens"},
+		},
+		Action: reportAction,
+	})
+}
+
+func reportAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("report needs at least one RUN_DIR")
+	}
+	format := c.String("format")
+	switch format {
+	case "md", "csv", "tex", "json", "html":
+	default:
+		return usagef("--format %q: want md, csv, tex, json or html", format)
+	}
+	if l := c.Float64("level"); l <= 0 || l >= 1 {
+		return usagef("--level %v: want a number between 0 and 1", l)
+	}
+	if c.Int("resamples") < 0 || c.Int("rounds") < 1 {
+		return usagef("--resamples must not be negative and --rounds must be positive")
+	}
+	if c.Float64("price-in") < 0 || c.Float64("price-out") < 0 {
+		return usagef("--price-in and --price-out must not be negative")
+	}
+	opts := reports.Options{
+		Baseline:   c.String("baseline"),
+		Rounds:     c.Int("rounds"),
+		PaperModel: c.String("paper-model"),
+		Prices:     reports.Prices{PromptPerM: c.Float64("price-in"), CompletionPerM: c.Float64("price-out")},
+	}
+	opts.CI.Level, opts.CI.Seed = c.Float64("level"), c.Uint64("seed")
+	if c.Bool("ci") {
+		opts.CI.Resamples = c.Int("resamples")
+	}
+	if c.Bool("paper") || c.String("reference") != "" {
+		path := c.String("reference")
+		if path == "" {
+			path = reports.DefaultReferencePath()
+		}
+		ref, err := reports.LoadReference(path)
+		if err != nil {
+			return err
+		}
+		opts.Paper = ref
+	}
+	var runs []*reports.Run
+	for _, dir := range c.Args().Slice() {
+		run, err := reports.LoadRun(c.Context, dir)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+	}
+	rep, err := reports.Build(runs, opts)
+	if err != nil {
+		return err
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
+	}
+	if rep.Baseline() == 0 && opts.Baseline != "" {
+		fmt.Fprintf(c.App.ErrWriter, "warning: --baseline %s matches no row; no paired tests\n", opts.Baseline)
+	}
+	var figs []*reports.Figure
+	out := c.String("out")
+	if format == "html" || (out != "" && !c.Bool("no-plots")) {
+		if figs, err = rep.Figures(); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	if format == "html" {
+		err = rep.WriteHTML(&b, figs)
+	} else {
+		err = rep.WriteTables(&b, format)
+	}
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err = c.App.Writer.Write(b.Bytes())
+		return err
+	}
+	name := "summary." + format
+	if format == "html" {
+		name = "report.html"
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(out, name), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	written := 1
+	if !c.Bool("no-plots") {
+		if err := os.MkdirAll(filepath.Join(out, "plots"), 0o755); err != nil {
+			return err
+		}
+		for _, f := range figs {
+			for _, ext := range []string{"svg", "png"} {
+				data, err := f.Render(ext)
+				if err != nil {
+					return fmt.Errorf("plot %s: %w", f.Name, err)
+				}
+				if err := atomicfile.WriteFile(filepath.Join(out, "plots", f.Name+"."+ext), data, 0o644); err != nil {
+					return err
+				}
+				written++
+			}
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s and %d plot files to %s\n", name, written-1, out)
+	return nil
+}

@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/reports/reportstest"
+)
+
+func writeRun(t *testing.T, name string, s reportstest.Spec) *Run {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := reportstest.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRun(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCompare(t *testing.T) {
+	spec := func(flip int) reportstest.Spec {
+		return reportstest.Spec{Generator: "test-model", Datasets: []string{"hotpotqa"}, Cells: []string{"quco"},
+			Questions: 1000, Seed: 3, Skill: map[string]float64{"quco": 0.4}, Flip: map[string]int{"quco": flip}}
+	}
+	base := writeRun(t, "base", spec(0))
+	cases := []struct {
+		name       string
+		flip       int
+		regression bool
+		why        string
+	}{
+		{"self", 0, false, "a run against itself has no difference"},
+		{"planted 5 points", 50, true, "50 of 1,000 answers made wrong is a 5-point EM drop, far beyond 0.5 and significant"},
+		{"planted 0.3 points", 3, false, "3 of 1,000 is a 0.3-point drop, within the allowed 0.5"},
+		{"improvement", -50, false, "a 5-point gain is no regression"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next := writeRun(t, "new", spec(c.flip))
+			cmp, err := Compare(base, next, CompareOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(cmp.Regressions) > 0; got != c.regression {
+				t.Errorf("regression %v, want %v (%s): %v", got, c.regression, c.why, cmp.Regressions)
+			}
+			em := cmp.Cells[0].Metrics[0]
+			if want := -float64(c.flip) / 10; abs(em.Delta.Mean-want) > 1e-9 {
+				t.Errorf("EM Δ %.3f, want %.3f", em.Delta.Mean, want)
+			}
+			if n := len(cmp.Cells[0].Flipped); n != abs(c.flip) {
+				t.Errorf("%d flipped questions, want %d", n, abs(c.flip))
+			}
+			var b bytes.Buffer
+			if err := cmp.Markdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			if c.regression != strings.Contains(b.String(), "**Regression**") {
+				t.Errorf("markdown verdict wrong:\n%s", b.String())
+			}
+		})
+	}
+}
+
+func abs[T int | float64](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestCompareUnpaired(t *testing.T) {
+	s := reportstest.Spec{Generator: "test-model", Datasets: []string{"hotpotqa"}, Cells: []string{"quco"}, Questions: 50, Seed: 3}
+	base := writeRun(t, "base", s)
+	cases := []struct {
+		name string
+		mod  func(*reportstest.Spec)
+		want string
+	}{
+		{"fewer questions", func(s *reportstest.Spec) { s.Questions = 40 }, "10 questions only in the base run"},
+		{"other generator", func(s *reportstest.Spec) { s.Generator = "other-model" }, `generator "test-model"`},
+		{"other cell", func(s *reportstest.Spec) { s.Cells = []string{"sr-rag"} }, "cells only in"},
+		{"other gold", func(s *reportstest.Spec) { s.Seed = 4 }, "different gold answers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s2 := s
+			c.mod(&s2)
+			_, err := Compare(base, writeRun(t, "new", s2), CompareOptions{})
+			var me *MismatchError
+			if !errors.As(err, &me) {
+				t.Fatalf("err %v, want a MismatchError", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+}
