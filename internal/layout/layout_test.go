@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/testenv"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -193,7 +193,7 @@ func listModule(t *testing.T) []pkg {
 	if err != nil {
 		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	root, err := moduleRoot()
+	root, err := testenv.ModuleRoot()
 	if err != nil {
 		t.Fatalf("find the module root: %v", err)
 	}
@@ -238,24 +238,6 @@ func listModule(t *testing.T) []pkg {
 		pkgs = append(pkgs, pkg{ImportPath: ip[0], Imports: rel(p.Imports), TestImports: rel(p.TestImports), XTestImports: rel(p.XTestImports)})
 	}
 	return pkgs
-}
-
-// moduleRoot returns the directory holding go.mod, searching upward from the working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
 }
 
 // TestLayering lists every package of the module with its imports and its tests' imports, and fails
