@@ -2,7 +2,6 @@ package offline
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/llm"
@@ -89,24 +88,5 @@ func TestPromptOfChat(t *testing.T) {
 	want := Prompt{Question: "What is the capital of France?", Passages: []string{"Paris is the capital of France."}, Partial: "Paris is the capital of France."}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v\nwant %#v (earlier turns are exemplars; the trailing assistant message is the partial answer)", got, want)
-	}
-}
-
-func TestParsePromptWithAuthorsTemplates(t *testing.T) {
-	b := newPromptBuilder(t)
-	passages := []string{"Lucio Fulci( 17 June 1927 – 13 March 1996) was an Italian film director.", "The House by the Cemetery is a 1981 Italian horror film directed by Lucio Fulci."}
-	for _, ds := range []string{"2wikimultihopqa", "hotpotqa", ""} {
-		q := "When did the director of film The House By The Cemetery die?"
-		got := ParsePrompt(b.build(ds, q, passages))
-		if got.Question != q || !reflect.DeepEqual(got.Passages, passages) || got.Partial != "" {
-			t.Fatalf("%s: got %#v", ds, got)
-		}
-		if strings.Contains(strings.Join(got.Passages, " "), "So the answer is") {
-			t.Fatalf("%s: an exemplar leaked into the passages", ds)
-		}
-		// Without retrieval (the first step of FLARE and DRAGIN) nothing is context.
-		if got := ParsePrompt(b.build(ds, q, nil)); len(got.Passages) != 0 || got.Question != q {
-			t.Fatalf("%s without passages: got %#v", ds, got)
-		}
 	}
 }

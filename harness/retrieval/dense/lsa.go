@@ -227,16 +227,18 @@ func (l *LSA) tfidf(s string) []termWeight {
 		}
 	})
 	out := make([]termWeight, 0, len(tf))
-	var norm float64
 	for id, c := range tf {
-		w := (1 + math.Log(float64(c))) * float64(l.IDF[id])
-		if w == 0 {
-			continue
+		if w := (1 + math.Log(float64(c))) * float64(l.IDF[id]); w != 0 {
+			out = append(out, termWeight{id, w})
 		}
-		out = append(out, termWeight{id, w})
-		norm += w * w
 	}
+	// The norm is summed in term order, not in the map's random order: floating-point addition is not
+	// associative, and a last-bit difference here grows through the SVD into different vectors.
 	sort.Slice(out, func(i, j int) bool { return out[i].term < out[j].term })
+	var norm float64
+	for _, e := range out {
+		norm += e.w * e.w
+	}
 	if norm > 0 {
 		inv := 1 / math.Sqrt(norm)
 		for i := range out {
