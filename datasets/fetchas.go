@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 )
 
 // FetchAs downloads name into the cache as FetchName does when override is only the revision "main"
@@ -32,4 +33,14 @@ func WriteFetchResults(w io.Writer, res []FetchResult) {
 		}
 		fmt.Fprintf(w, "%s\t%d bytes\t%s\n", r.Path, r.Size, state)
 	}
+}
+
+// ImportFile imports the official file at in (see Import) into out.
+func ImportFile(ctx context.Context, format, in, out string, opts ImportOptions) (int, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return 0, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	return Import(ctx, format, f, in, out, opts)
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/internal/testenv"
@@ -39,5 +41,23 @@ func TestFetchAs(t *testing.T) {
 	WriteFetchResults(&b, []FetchResult{{Path: "p", Size: 3}, {Path: "q", Size: 4, Cached: true}})
 	if b.String() != "p\t3 bytes\tdownloaded\nq\t4 bytes\tcached\n" {
 		t.Errorf("WriteFetchResults = %q", b.String())
+	}
+}
+
+func TestImportFile(t *testing.T) {
+	if _, err := ImportFile(context.Background(), FormatNQOpen, filepath.Join(t.TempDir(), "missing.jsonl"), filepath.Join(t.TempDir(), "o.parquet"), ImportOptions{}); err == nil || !strings.HasPrefix(err.Error(), "import: ") {
+		t.Errorf("a missing input: %v, want an import error", err)
+	}
+	in := filepath.Join(t.TempDir(), "nq.jsonl")
+	if err := os.WriteFile(in, []byte(`{"question": "who is x", "answer": ["y"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "o.parquet")
+	n, err := ImportFile(context.Background(), FormatNQOpen, in, out, ImportOptions{})
+	if err != nil || n != 1 {
+		t.Fatalf("import one NQ-open row: %d, %v", n, err)
+	}
+	if ds, err := Load(context.Background(), out, LoadOptions{}); err != nil || ds.Total != 1 {
+		t.Errorf("the imported file does not load back: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ragbench/ragbench/internal/pathcheck"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -184,12 +183,7 @@ func datasetsImport(c *cli.Context) error {
 	if !slices.Contains(datasets.ImportFormats, format) {
 		return usagef("import: unknown --from %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
 	}
-	f, err := os.Open(in)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	defer f.Close()
-	n, err := datasets.Import(c.Context, format, f, in, out, datasets.ImportOptions{Aliases: c.String("aliases")})
+	n, err := datasets.ImportFile(c.Context, format, in, out, datasets.ImportOptions{Aliases: c.String("aliases")})
 	if err != nil {
 		return err
 	}

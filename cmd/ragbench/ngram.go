@@ -143,13 +143,7 @@ func ngramBuild(c *cli.Context) error {
 	}
 	var done func()
 	opt.Progress, done = cliutil.ProgressWriter(c, false)
-	path := c.String("corpus")
-	var r corpus.Reader
-	if c.String("text-column") != "" || c.String("title-column") != "" {
-		r, err = corpus.OpenParquet(path, corpus.ParquetColumns{Text: c.String("text-column"), Title: c.String("title-column")})
-	} else {
-		r, err = corpus.Open(path, opt.Format)
-	}
+	r, err := corpus.OpenColumns(c.String("corpus"), opt.Format, corpus.ParquetColumns{Text: c.String("text-column"), Title: c.String("title-column")})
 	if err != nil {
 		return err
 	}
