@@ -42,7 +42,7 @@ type Config struct {
 	MaxFreq     uint64 // CoOccur clauses are chosen with counts in [MinFreq, MaxFreq] (default 1e5)
 	MinFreq     uint64 // default 10
 	ShardTokens int
-	Peer        bool // also measure index/suffixarray on the same text
+	Peer        bool   // also measure index/suffixarray on the same text
 	Dir         string // where to build; empty: a temporary directory, removed after
 	Progress    io.Writer
 	CPUProfile  string // write a CPU profile of the build here
