@@ -48,15 +48,9 @@ func compareAction(c *cli.Context) error {
 	if format != "md" && format != "json" {
 		return usagef("--format %q: want md or json", format)
 	}
-	var keys []string
-	for _, k := range strings.Split(c.String("metric"), ",") {
-		if k = strings.TrimSpace(k); k == "" {
-			continue
-		}
-		if _, ok := reports.Metrics[k]; !ok {
-			return usagef("--metric %q: unknown metric", k)
-		}
-		keys = append(keys, k)
+	keys, err := reports.ParseMetrics(c.String("metric"))
+	if err != nil {
+		return usagef("--metric %v", err)
 	}
 	if a := c.Float64("alpha"); a <= 0 || a >= 1 {
 		return usagef("--alpha %v: want a number between 0 and 1", a)
