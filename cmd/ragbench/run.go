@@ -46,7 +46,7 @@ func runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("run: want one CONFIG.yaml, got %d arguments", c.NArg())
 	}
-	cfg, err := loadRunConfig(c.Args().First(), c.StringSlice("set"), c.Int("limit"))
+	cfg, err := runner.LoadLimited(c.Args().First(), c.StringSlice("set"), c.Int("limit"))
 	if err != nil {
 		return err
 	}
@@ -86,18 +86,4 @@ func runAction(c *cli.Context) error {
 		return fmt.Errorf("%d questions failed (their records hold the error); rerun to retry them", res.Errors)
 	}
 	return nil
-}
-
-// loadRunConfig loads a config with --set overrides and --limit.
-func loadRunConfig(path string, sets []string, limit int) (runner.Config, error) {
-	cfg, err := runner.Load(path, sets)
-	if err != nil {
-		return cfg, err
-	}
-	if limit > 0 {
-		for i := range cfg.Datasets {
-			cfg.Datasets[i].Limit = limit
-		}
-	}
-	return cfg, nil
 }
