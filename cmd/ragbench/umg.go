@@ -92,12 +92,7 @@ func contextEval(c *cli.Context) error {
 			fmt.Fprintf(w, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(w, "%s on %s (%d questions, %.1f units per context): preprocessing p50 %.2f ms, p95 %.2f ms; in retrieval p50 %.2f ms; fusion p50 %.3f ms\n",
-			m.Name(), ds.Name, rep.Questions, rep.MeanUnits, rep.PreprocessingP50, rep.PreprocessingP95, rep.RetrievalP50, rep.FusionP50)
-		fmt.Fprintf(w, "  k  AR@k   AR@k(tokens)  gold recall  gold all  gold n\n")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "  %-2d %.3f  %.3f         %.3f        %.3f     %d\n", r.K, r.AR, r.ARTokens, r.GoldRecall, r.GoldAll, r.GoldExamples)
-		}
+		rep.WriteText(w, ds.Name)
 	}
 	return nil
 }
