@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -42,14 +41,6 @@ again with harness/text, and prints the share of paragraphs split exactly as pub
 	})
 }
 
-// sentenceSep returns how a dataset's published sentences are joined back into a paragraph.
-func sentenceSep(layout string) string {
-	if layout == datasets.LayoutHotpotQA {
-		return ""
-	}
-	return " "
-}
-
 func splitEvalAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("split-eval takes no arguments, got %q", c.Args().Slice())
@@ -65,22 +56,14 @@ func splitEvalAction(c *cli.Context) error {
 			return err
 		}
 		announce(c, ds, len(ds.Examples))
-		sep := sentenceSep(ds.Layout)
-		var a text.Agreement
-		for _, ex := range ds.Examples {
-			for _, p := range ex.Contexts {
-				if len(p.Sentences) == 0 {
-					continue
-				}
-				ok := a.Add(p.Sentences, sep)
-				total.Add(p.Sentences, sep)
-				if !ok && shown < c.Int("show") {
-					shown++
-					fmt.Fprintf(c.App.ErrWriter, "--- %s %s / %q\n published: %q\n split:     %q\n", ds.Name, ex.ID, p.Title,
-						trimmedNonEmpty(p.Sentences), text.SplitSentences(text.JoinSentences(p.Sentences, sep)))
-				}
+		a := datasets.SplitAgreement(ds, func(m datasets.SplitMismatch) {
+			if shown < c.Int("show") {
+				shown++
+				fmt.Fprintf(c.App.ErrWriter, "--- %s %s / %q\n published: %q\n split:     %q\n", ds.Name, m.Example, m.Title, m.Published, m.Split)
 			}
-		}
+		})
+		total.Paragraphs += a.Paragraphs
+		total.Exact += a.Exact
 		if a.Paragraphs == 0 {
 			return fmt.Errorf("split-eval: dataset %s has no context sentences", ds.Name)
 		}
@@ -88,14 +71,4 @@ func splitEvalAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(w, "| all | %d | %d | %.2f%% |\n", total.Paragraphs, total.Exact, 100*total.Rate())
 	return nil
-}
-
-func trimmedNonEmpty(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if t := strings.TrimSpace(x); t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
 }
