@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ragbench/ragbench/harness/extract"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
@@ -86,12 +86,12 @@ func answerAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (point --templates or $RAGBENCH_REFERENCE at the QuCo-RAG reference directory)", err)
 	}
-	ecfg := extract.Config{Backend: c.String("extractor")}
-	if err := ecfg.Defaults().Validate(); err != nil {
+	ecfg := runner.EnvConfig{LLM: cfg, Prompts: set, Index: c.String("index"), Corpus: c.String("corpus"),
+		NgramIndex: c.String("ngram-index"), Extract: extract.Config{Backend: c.String("extractor")}, TemplatesDir: templatesDir(c)}
+	if err := ecfg.Validate(); err != nil {
 		return usagef("--extractor: %v", err)
 	}
-	env, closeEnv, err := runner.BuildEnv(c.Context, runner.EnvConfig{LLM: cfg, Prompts: set, Index: c.String("index"),
-		Corpus: c.String("corpus"), NgramIndex: c.String("ngram-index"), Extract: ecfg})
+	env, closeEnv, err := runner.BuildEnv(c.Context, ecfg)
 	if err != nil {
 		return err
 	}

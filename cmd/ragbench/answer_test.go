@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -95,5 +96,36 @@ func TestAnswerUsage(t *testing.T) {
 		if code := exitCode(err, &errb); code != c.code || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.want)
 		}
+	}
+}
+
+// TestAnswerLLMExtractor runs QuCo-RAG with --extractor llm: the prompted extractor finds the authors'
+// prompt_templates.json in --templates and asks the generator (the fake server) for the question's
+// entities, whose counts stage 1 then checks.
+func TestAnswerLLMExtractor(t *testing.T) {
+	srv := llmtest.New(t, llmtest.VLLM)
+	srv.Reply = func(prompt string) string {
+		if strings.Contains(prompt, "Where was the director of film Alpha born?") && strings.Contains(prompt, "entities") {
+			return `["Alpha", "Bo Berg"]`
+		}
+		return "So the answer is Oslo."
+	}
+	args := append([]string{"answer", "--method", "quco", "--question", "Where was the director of film Alpha born?",
+		"--dataset", "2wikimultihopqa", "--corpus", answerCorpus(t), "--extractor", "llm",
+		"--base-url", srv.BaseURL(), "--model", "m", "--api-key-env", "RAGBENCH_TEST_NO_KEY"}, templatesFlag(t)...)
+	out, errOut, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	for _, want := range []string{"] stage1: ", "extractor calls 1", "Bo Berg"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Without a templates directory holding prompt_templates.json the llm extractor cannot start.
+	_, errOut, code = runCLI(t, "answer", "--backend", "offline", "--method", "quco", "--question", "q",
+		"--corpus", answerCorpus(t), "--extractor", "llm", "--templates", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "prompt") {
+		t.Errorf("templates directory without prompts: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -35,6 +35,9 @@ type EnvConfig struct {
 	NgramIndex string
 	// Extract is the entity and triplet extractor; the llm backend asks the generator.
 	Extract extract.Config
+	// TemplatesDir is the QuCo-RAG reference directory the prompts come from; the llm extractor
+	// reads its prompt_templates.json when Extract.Templates is empty.
+	TemplatesDir string
 }
 
 // Validate reports a config with both an index and a corpus, or an invalid extractor.
@@ -42,7 +45,17 @@ func (c EnvConfig) Validate() error {
 	if c.Index != "" && c.Corpus != "" {
 		return errors.New("give an index directory or a corpus, not both")
 	}
-	return c.Extract.Defaults().Validate()
+	return c.extractConfig().Validate()
+}
+
+// extractConfig is Extract with its defaults, and for the llm backend without a templates file the
+// prompt_templates.json of TemplatesDir.
+func (c EnvConfig) extractConfig() extract.Config {
+	ec := c.Extract.Defaults()
+	if ec.Backend == "llm" && ec.Templates == "" && c.TemplatesDir != "" {
+		ec.Templates = filepath.Join(c.TemplatesDir, "prompt_templates.json")
+	}
+	return ec
 }
 
 // BuildEnv opens the components cfg describes, building the temporary indexes of cfg.Corpus first.
@@ -100,7 +113,7 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 		closers = append(closers, src.Close)
 		env.Counter = src.Counter
 	}
-	if env.Extractor, err = extract.New(cfg.Extract.Defaults(), g); err != nil {
+	if env.Extractor, err = extract.New(cfg.extractConfig(), g); err != nil {
 		return env, nil, err
 	}
 	if dir != "" {

@@ -57,6 +57,7 @@ func TestBuildEnv(t *testing.T) {
 	}{
 		{EnvConfig{LLM: offline, Index: "x", Corpus: p}, "not both", "an index and a corpus"},
 		{EnvConfig{LLM: offline, Extract: extract.Config{Backend: "nope"}}, "extract.backend", "an unknown extractor"},
+		{EnvConfig{LLM: offline, Extract: extract.Config{Backend: "llm"}}, "extract.templates", "the llm extractor without templates or a templates directory"},
 	}
 	for _, b := range bad {
 		if err := b.cfg.Validate(); err == nil || !strings.Contains(err.Error(), b.want) {
@@ -65,5 +66,27 @@ func TestBuildEnv(t *testing.T) {
 	}
 	if _, _, err := BuildEnv(ctx, EnvConfig{LLM: offline, Index: filepath.Join(t.TempDir(), "none")}); err == nil {
 		t.Error("a missing index directory: want an error")
+	}
+
+	// The llm extractor reads prompt_templates.json from TemplatesDir.
+	dir := t.TempDir()
+	tmpl := `{"` + extract.SentenceKey + `": "Sentence: {}", "` + extract.QuestionKey + `": "Question: {}"}`
+	if err := os.WriteFile(filepath.Join(dir, "prompt_templates.json"), []byte(tmpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	llmCfg := EnvConfig{LLM: offline, Extract: extract.Config{Backend: "llm"}, TemplatesDir: dir}
+	if err := llmCfg.Validate(); err != nil {
+		t.Errorf("llm extractor with a templates directory: Validate = %v", err)
+	}
+	env, closeEnv, err = BuildEnv(ctx, llmCfg)
+	if err != nil {
+		t.Fatalf("llm extractor with a templates directory: %v", err)
+	}
+	if _, ok := env.Extractor.(*extract.Prompted); !ok {
+		t.Errorf("extractor %T, want the prompted one", env.Extractor)
+	}
+	closeEnv()
+	if _, _, err := BuildEnv(ctx, EnvConfig{LLM: offline, Extract: extract.Config{Backend: "llm"}, TemplatesDir: t.TempDir()}); err == nil {
+		t.Error("a templates directory without prompt_templates.json: want an error")
 	}
 }
