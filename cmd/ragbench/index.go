@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -112,23 +111,6 @@ func indexFlags() []cli.Flag {
 	}
 }
 
-// parseInts parses "2,4,8".
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 // corpusFormatFlag is --corpus-format, the format of a corpus file.
 func corpusFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "corpus-format", Usage: "corpus format: dpr, jsonl, parquet, dir (default: from the name)"}
@@ -191,7 +173,7 @@ func indexBuild(c *cli.Context) error {
 	}
 	if s := c.String("units"); s != "" {
 		var err error
-		if cfg.Units, err = parseInts(s); err != nil {
+		if cfg.Units, err = cliutil.ParseInts(s); err != nil {
 			return usagef("--units: %v", err)
 		}
 	}
@@ -283,7 +265,7 @@ func search(c *cli.Context) error {
 }
 
 func retrievalEval(c *cli.Context) error {
-	ks, err := parseInts(c.String("k"))
+	ks, err := cliutil.ParseInts(c.String("k"))
 	if err != nil || len(ks) == 0 {
 		return usagef("--k: want cut-offs like 1,5,10,20")
 	}

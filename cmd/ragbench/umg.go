@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
+
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
@@ -38,11 +40,11 @@ func init() {
 }
 
 func contextEval(c *cli.Context) error {
-	sizes, err := parseInts(c.String("granularities"))
+	sizes, err := cliutil.ParseInts(c.String("granularities"))
 	if err != nil || len(sizes) == 0 {
 		return usagef("--granularities: want sizes like 2,4,8,16,32")
 	}
-	ks, err := parseInts(c.String("k"))
+	ks, err := cliutil.ParseInts(c.String("k"))
 	if err != nil || len(ks) == 0 {
 		return usagef("--k: want cut-offs like 1,3,5")
 	}
