@@ -193,27 +193,20 @@ func ngramCount(c *cli.Context) error {
 		return err
 	}
 	defer src.Close()
+	if c.Bool("ids") && src.Index == nil {
+		return usagef("--ids needs --index")
+	}
 	enc := json.NewEncoder(c.App.Writer)
 	enc.SetEscapeHTML(false)
 	for _, q := range c.Args().Slice() {
-		start := time.Now()
-		var res ngram.Result
-		if c.Bool("ids") {
-			if src.Index == nil {
-				return usagef("--ids needs --index")
-			}
-			ids, err := ngram.ParseIDs(q)
-			if err != nil {
-				return usageError{Err: err}
-			}
-			res = ngram.Result{Count: src.Index.CountIDs(ids)}
-		} else {
-			res, err = src.Count(c.Context, q)
-			if err != nil {
-				return fmt.Errorf("count %q: %w", q, err)
-			}
+		a, err := src.CountTimed(c.Context, q, c.Bool("ids"))
+		var bad *ngram.InputError
+		if errors.As(err, &bad) {
+			return usageError{Err: err}
+		} else if err != nil {
+			return fmt.Errorf("count %q: %w", q, err)
 		}
-		enc.Encode(map[string]any{"query": q, "count": res.Count, "approx": res.Approx, "latency_ms": float64(time.Since(start).Microseconds()) / 1000})
+		enc.Encode(a)
 	}
 	return nil
 }
@@ -227,13 +220,12 @@ func ngramCooc(c *cli.Context) error {
 		return err
 	}
 	defer src.Close()
-	a, b, w := c.Args().Get(0), c.Args().Get(1), c.Int("window")
-	start := time.Now()
-	res, err := src.CoOccur(c.Context, a, b, w)
+	a, b := c.Args().Get(0), c.Args().Get(1)
+	res, err := src.CoOccurTimed(c.Context, a, b, c.Int("window"))
 	if err != nil {
 		return fmt.Errorf("cooc %q %q: %w", a, b, err)
 	}
-	return json.NewEncoder(c.App.Writer).Encode(map[string]any{"a": a, "b": b, "window": w, "count": res.Count, "approx": res.Approx, "latency_ms": float64(time.Since(start).Microseconds()) / 1000})
+	return json.NewEncoder(c.App.Writer).Encode(res)
 }
 
 func ngramNTD(c *cli.Context) error {

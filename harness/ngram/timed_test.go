@@ -1,0 +1,83 @@
+package ngram
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTimedAnswers(t *testing.T) {
+	ctx := context.Background()
+	ix, dir := buildDocs(t, []string{"Barack Obama was born in Honolulu", "Obama visited Paris"}, BuildOptions{})
+	s, err := Open(ctx, Config{Index: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	obama, known, err := ix.TokenIDs(nil, "Obama")
+	if err != nil || !known {
+		t.Fatalf("TokenIDs(Obama) = %v, %v, %v", obama, known, err)
+	}
+	ids := strings.Trim(fmt.Sprint(obama), "[]")
+
+	cases := []struct {
+		q     string
+		ids   bool
+		count uint64
+		why   string
+	}{
+		{"Obama", false, 2, "a phrase, through the counter"},
+		{"Honolulu", false, 1, "a phrase in one document"},
+		{ids, true, 2, "token ids, counted on the index"},
+	}
+	for _, c := range cases {
+		a, err := s.CountTimed(ctx, c.q, c.ids)
+		if err != nil || a.Count != c.count || a.Query != c.q || a.Approx || a.LatencyMS < 0 {
+			t.Errorf("%s: CountTimed(%q) = %+v, %v; want count %d", c.why, c.q, a, err, c.count)
+		}
+	}
+	var in *InputError
+	if _, err := s.CountTimed(ctx, "1 x", true); !errors.As(err, &in) || !strings.Contains(err.Error(), `token id "x"`) {
+		t.Errorf("a malformed id: %v, want an *InputError naming it", err)
+	}
+	co, err := s.CoOccurTimed(ctx, "Obama", "Honolulu", 10)
+	if err != nil || co.Count != 1 || co.A != "Obama" || co.B != "Honolulu" || co.Window != 10 {
+		t.Errorf("CoOccurTimed = %+v, %v; want count 1", co, err)
+	}
+
+	replay, err := Open(ctx, Config{QuCoCache: filepath.Join("testdata", "quco_cache.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer replay.Close()
+	if _, err := replay.CountTimed(ctx, "1 2", true); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("ids without a local index: %v, want ErrNoIndex", err)
+	}
+	if _, err := replay.CountTimed(ctx, "never asked", false); !errors.Is(err, ErrNotCached) {
+		t.Errorf("a counter error passes through: %v, want ErrNotCached", err)
+	}
+}
+
+// TestTimedJSON pins the JSON lines: the keys in sorted order, as a map of the same fields prints.
+func TestTimedJSON(t *testing.T) {
+	cases := []struct {
+		v    any
+		want map[string]any
+	}{
+		{CountAnswer{Query: "a <b>", Count: 3, Approx: true, LatencyMS: 1.5},
+			map[string]any{"query": "a <b>", "count": uint64(3), "approx": true, "latency_ms": 1.5}},
+		{CoocAnswer{A: "a", B: "b", Window: 7, Count: 2, LatencyMS: 0.25},
+			map[string]any{"a": "a", "b": "b", "window": 7, "count": uint64(2), "approx": false, "latency_ms": 0.25}},
+	}
+	for _, c := range cases {
+		got, err1 := json.Marshal(c.v)
+		want, err2 := json.Marshal(c.want)
+		if err1 != nil || err2 != nil || string(got) != string(want) {
+			t.Errorf("%T: %s, want %s (%v, %v)", c.v, got, want, err1, err2)
+		}
+	}
+}
