@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/ragbench/ragbench/internal/pathcheck"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
+	"github.com/ragbench/ragbench/internal/pathcheck"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
@@ -136,39 +135,25 @@ func predictAction(c *cli.Context) error {
 		model = offline.Name
 	}
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
-	outPath := c.String("out")
-	var w io.Writer = c.App.Writer
-	idx := make([]int, len(examples)) // the examples to run
-	for i := range idx {
-		idx[i] = i
-	}
-	if outPath != "" && outPath != "-" {
-		if err := pathcheck.Distinct(outPath, ds.Files...); err != nil {
+	if predict.ToFile(c.String("out")) {
+		if err := pathcheck.Distinct(c.String("out"), ds.Files...); err != nil {
 			return usagef("--out: %v", err)
 		}
+	}
+	out, err := predict.OpenOutput(c.String("out"), c.App.Writer, ds, examples, func() (predict.ResumeOptions, error) {
 		hash, err := set.Hash()
-		if err != nil {
-			return err
-		}
 		settings := predict.Settings{"backend": cfg.Backend, "model": model,
 			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
 			"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
 			"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}
-		res, err := predict.ResumeSelection(outPath, ds, examples, predict.ResumeOptions{Settings: settings, Force: c.Bool("force")})
-		if err != nil {
-			return fmt.Errorf("predict: %w", err)
-		}
-		defer res.Close()
-		w, idx = res.File, res.Todo
-		if res.Records > 0 {
-			fmt.Fprintf(stderr, "predict: resuming %s: %d record(s) there (%d failed, to be retried; written by %s); %d of %d selected examples done, %d to go, appending\n",
-				outPath, res.Records, res.Failed, strings.Join(res.Backends, ", "), len(examples)-len(idx), len(examples), len(idx))
-		}
+		return predict.ResumeOptions{Settings: settings, Force: c.Bool("force")}, err
+	})
+	if err != nil {
+		return err
 	}
-	ids := make([]string, len(idx))
-	for i, j := range idx {
-		ids[i] = examples[j].ID
-	}
+	defer out.Close()
+	out.WriteResumed(stderr, len(examples))
+	idx, ids := out.Todo, out.IDs(examples)
 
 	g, err := llm.New(cfg)
 	if err != nil {
@@ -206,13 +191,9 @@ func predictAction(c *cli.Context) error {
 		Progress: progress,
 		Label:    "predict " + ds.Name,
 	}
-	st, runErr := predict.Run(c.Context, ids, opts, predict.JSONL(w))
+	st, runErr := predict.Run(c.Context, ids, opts, predict.JSONL(out.W))
 	done()
-	where := "stdout"
-	if outPath != "" && outPath != "-" {
-		where = outPath
-	}
-	fmt.Fprintf(stderr, "predict: wrote %d record(s) to %s in %v (%s); %d failed\n", st.Written, where, st.Elapsed.Round(1e6), label, st.Failed)
+	fmt.Fprintf(stderr, "predict: wrote %d record(s) to %s in %v (%s); %d failed\n", st.Written, out.Where(), st.Elapsed.Round(1e6), label, st.Failed)
 	printCache(stderr, g, cfg)
 	if runErr != nil {
 		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(ids), runErr)
