@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -149,8 +148,7 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 	}
 	if st := src.Stats; src.Loaded != nil {
 		announce(c, src.Loaded, len(src.Loaded.Examples))
-		fmt.Fprintf(cliutil.InfoWriter(c), "pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)\n",
-			src.Dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
+		fmt.Fprintln(cliutil.InfoWriter(c), st.Summary(src.Dataset))
 	}
 	return src, nil
 }
@@ -214,24 +212,9 @@ func openIndex(c *cli.Context) (*index.Index, error) {
 	}
 	ix, err := index.Open(c.Context, cfg)
 	if errors.Is(err, fs.ErrNotExist) {
-		if units, _ := filepath.Glob(filepath.Join(cfg.Dir, "g[0-9]*")); len(units) > 0 {
-			return nil, fmt.Errorf("--index %s: not an index directory; for unit indexes pass OUT/gN (here: %s)", cfg.Dir, unitNames(units))
-		}
-		return nil, fmt.Errorf("--index %s: not an index directory (build one with 'ragbench index build --out DIR')", cfg.Dir)
+		return nil, fmt.Errorf("--index %s: %s", cfg.Dir, index.Missing(cfg.Dir))
 	}
-	if err != nil {
-		return nil, err
-	}
-	return ix, nil
-}
-
-// unitNames lists the base names of unit index directories.
-func unitNames(dirs []string) string {
-	names := make([]string, len(dirs))
-	for i, d := range dirs {
-		names[i] = filepath.Base(d)
-	}
-	return strings.Join(names, ", ")
+	return ix, err
 }
 
 func search(c *cli.Context) error {

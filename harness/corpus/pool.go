@@ -145,3 +145,10 @@ func StripNQMarkup(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Summary summarises the pool of dataset in one line: its passages, documents and what was dropped or
+// renamed.
+func (st PoolStats) Summary(dataset string) string {
+	return fmt.Sprintf("pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)",
+		dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
+}

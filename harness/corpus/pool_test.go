@@ -1,0 +1,11 @@
+package corpus
+
+import "testing"
+
+func TestPoolStatsSummary(t *testing.T) {
+	st := PoolStats{Passages: 10, Docs: 6, Duplicates: 2, Empty: 1, TitleClashes: 1}
+	want := "pool of hotpotqa: 10 passages, 6 documents (2 duplicates dropped, 1 empty, 1 title clashes)"
+	if got := st.Summary("hotpotqa"); got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}
