@@ -228,11 +228,7 @@ func llmComplete(c *cli.Context) error {
 	}
 	req.Stop = llm.ParseStops(c.StringSlice("stop"))
 	if c.Bool("chat") {
-		req.Endpoint, req.Prompt = llm.Chat, ""
-		if s := c.String("system"); s != "" {
-			req.Messages = append(req.Messages, llm.Message{Role: "system", Content: s})
-		}
-		req.Messages = append(req.Messages, llm.Message{Role: "user", Content: prompt})
+		req = req.AsChat(c.String("system"))
 	}
 	if err := req.Validate(); err != nil {
 		return usagef("%v", err)
@@ -248,14 +244,6 @@ func llmComplete(c *cli.Context) error {
 		return enc.Encode(resp)
 	}
 	resp.WriteText(w)
-	printCache(cliutil.InfoWriter(c), g, cfg)
+	g.WriteCacheStats(cliutil.InfoWriter(c), cfg.Cache)
 	return nil
-}
-
-// printCache writes the cache's hit, miss and write counts to w (nothing without a cache).
-func printCache(w io.Writer, g *llm.Client, cfg llm.Config) {
-	if g.Cache != nil {
-		s := g.Cache.Stats()
-		fmt.Fprintf(w, "cache %s (%s): %d hit(s), %d miss(es), %d write(s)\n", cfg.Cache.Path, cfg.Cache.Mode, s.Hits, s.Misses, s.Writes)
-	}
 }

@@ -194,7 +194,7 @@ func predictAction(c *cli.Context) error {
 	st, runErr := predict.Run(c.Context, ids, opts, predict.JSONL(out.W))
 	done()
 	fmt.Fprintf(stderr, "predict: wrote %d record(s) to %s in %v (%s); %d failed\n", st.Written, out.Where(), st.Elapsed.Round(1e6), label, st.Failed)
-	printCache(stderr, g, cfg)
+	g.WriteCacheStats(stderr, cfg.Cache)
 	if runErr != nil {
 		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(ids), runErr)
 	}
