@@ -19,3 +19,13 @@ func (ds *Dataset) IDScheme() string {
 	}
 	return fmt.Sprintf("%s ids are its id column (id or _id; the zero-based row index when there is none)%s", ds.Name, first)
 }
+
+// Known returns whether an id is the id of one of the dataset's examples (a set built once, for
+// checking many ids).
+func (ds *Dataset) Known() func(id string) bool {
+	ids := make(map[string]bool, len(ds.Examples))
+	for _, ex := range ds.Examples {
+		ids[ex.ID] = true
+	}
+	return func(id string) bool { return ids[id] }
+}

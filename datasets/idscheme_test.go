@@ -22,3 +22,25 @@ func TestIDScheme(t *testing.T) {
 		}
 	}
 }
+
+func TestKnown(t *testing.T) {
+	ds := &Dataset{Examples: []Example{{ID: "a"}, {ID: "0"}}}
+	known := ds.Known()
+	ds.Examples = append(ds.Examples, Example{ID: "late"})
+	cases := []struct {
+		id   string
+		want bool
+		why  string
+	}{
+		{"a", true, "an example's id"},
+		{"0", true, "a row-index id"},
+		{"b", false, "an id of no example"},
+		{"", false, "the empty id"},
+		{"late", false, "the set is taken when Known is called"},
+	}
+	for _, c := range cases {
+		if got := known(c.id); got != c.want {
+			t.Errorf("%s: known(%q) = %v, want %v", c.why, c.id, got, c.want)
+		}
+	}
+}

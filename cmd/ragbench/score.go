@@ -99,19 +99,16 @@ func scoreAction(c *cli.Context) error {
 	if opts.Resamples == 0 {
 		opts.Resamples = -1
 	}
-	all := make(map[string]bool, len(ds.Examples))
-	for _, ex := range ds.Examples {
-		all[ex.ID] = true
-	}
+	known := ds.Known()
 
 	rep := &reports.Score{Dataset: ds.Name, Predictions: c.String("predictions")}
-	fs, err := scoreFile(c, ds, rep.Predictions, examples, all, opts, &rep.Warnings)
+	fs, err := scoreFile(c, ds, rep.Predictions, examples, known, opts, &rep.Warnings)
 	if err != nil {
 		return err
 	}
 	rep.Summary = fs.Summary
 	if b := c.String("baseline"); b != "" {
-		bs, err := scoreFile(c, ds, b, examples, all, opts, &rep.Warnings)
+		bs, err := scoreFile(c, ds, b, examples, known, opts, &rep.Warnings)
 		if err != nil {
 			return err
 		}
@@ -145,7 +142,7 @@ func scoreAction(c *cli.Context) error {
 }
 
 // scoreFile scores one predictions file (- for stdin), printing its notes and counted warnings.
-func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []datasets.Example, all map[string]bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
+func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []datasets.Example, known func(string) bool, opts metrics.Options, warnings *[]string) (*metrics.FileScore, error) {
 	var r io.Reader = c.App.Reader
 	name := "stdin"
 	if path != "-" {
@@ -156,7 +153,7 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 		defer f.Close()
 		r, name = f, path
 	}
-	fs, err := metrics.ScorePredictions(r, name, examples, func(id string) bool { return all[id] }, opts)
+	fs, err := metrics.ScorePredictions(r, name, examples, known, opts)
 	var nm *metrics.NoMatchError
 	if errors.As(err, &nm) {
 		return nil, fmt.Errorf("%w; %s (is --dataset the dataset these predictions were made for?)", err, ds.IDScheme())

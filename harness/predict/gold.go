@@ -32,15 +32,11 @@ func GoldPassages(examples []datasets.Example, oracle map[string][]datasets.Pass
 // ds (see OpenResume): a record for an id outside ds is an error, one for an id of ds outside the
 // selection is kept and ignored.
 func ResumeSelection(path string, ds *datasets.Dataset, examples []datasets.Example, o ResumeOptions) (*Resume, error) {
-	all := make(map[string]bool, len(ds.Examples))
-	for _, ex := range ds.Examples {
-		all[ex.ID] = true
-	}
 	selected := make([]string, len(examples))
 	for i, ex := range examples {
 		selected[i] = ex.ID
 	}
-	return OpenResume(path, selected, func(id string) bool { return all[id] }, ds.Name, o)
+	return OpenResume(path, selected, ds.Known(), ds.Name, o)
 }
 
 // JSONL returns a writer of records as JSON lines to w, for Run.
