@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
@@ -32,12 +30,7 @@ func queriesOf(c *cli.Context) ([]trec.Query, error) {
 	case c.IsSet("query"):
 		return []trec.Query{{ID: "1", Text: c.String("query")}}, nil
 	case c.IsSet("queries"):
-		f, err := os.Open(c.String("queries"))
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return trec.ReadQueries(f, c.String("queries"))
+		return trec.ReadQueryFile(c.String("queries"))
 	}
 	return nil, usagef("give --query TEXT or --queries FILE")
 }

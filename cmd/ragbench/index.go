@@ -17,6 +17,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/bm25/bm25bench"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/retrieval/trec"
 	"github.com/ragbench/ragbench/internal/retry"
 	"github.com/ragbench/ragbench/metrics"
 )
@@ -231,20 +232,9 @@ func search(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
-	defer out.Flush() // the lines written before an error
-	for i, q := range qs {
-		hits, err := ix.Retrieve(c.Context, q.Text, c.Int("k"))
-		if err != nil {
-			return fmt.Errorf("query %s: %w", q.ID, err)
-		}
-		if err := out.Write(q, hits); err != nil {
-			return err
-		}
-		if len(qs) > 1000 && (i+1)%1000 == 0 {
-			fmt.Fprintf(cliutil.InfoWriter(c), "search: %d/%d queries\n", i+1, len(qs))
-		}
-	}
-	return out.Flush()
+	return trec.Search(c.Context, ix, qs, c.Int("k"), out, func(done int) {
+		fmt.Fprintf(cliutil.InfoWriter(c), "search: %d/%d queries\n", done, len(qs))
+	})
 }
 
 func retrievalEval(c *cli.Context) error {
