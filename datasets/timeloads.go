@@ -3,6 +3,7 @@ package datasets
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -52,4 +53,14 @@ func (lt LoadTimes) Total() time.Duration {
 		sum += d
 	}
 	return sum
+}
+
+// Summary is one line of the row count, the number of loads, p50, p99 and mean load time and the
+// rows loaded per second, as 'ragbench datasets bench' prints it.
+func (lt LoadTimes) Summary() string {
+	n := len(lt.Times)
+	sum := lt.Total()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return fmt.Sprintf("rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s", lt.Rows, n,
+		ms(lt.Percentile(0.5)), ms(lt.Percentile(0.99)), ms(sum/time.Duration(n)), float64(lt.Rows*n)/sum.Seconds())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/internal/testenv"
 )
@@ -26,5 +27,14 @@ func TestTimeLoads(t *testing.T) {
 	}
 	if _, err := TimeLoads(context.Background(), spec, LoadOptions{}, 0, nil); err == nil {
 		t.Error("n = 0 must be an error")
+	}
+}
+
+func TestLoadTimesSummary(t *testing.T) {
+	lt := LoadTimes{Rows: 100, Times: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond, 140 * time.Millisecond}}
+	// p50 is Times[int(0.5·3)] = 20 ms, p99 Times[int(0.99·3)] = 30 ms, mean 50 ms, 400 rows in 0.2 s.
+	want := "rows 100  loads 4  p50 20.0 ms  p99 30.0 ms  mean 50.0 ms  2000 rows/s"
+	if got := lt.Summary(); got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/ragbench/ragbench/internal/pathcheck"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/urfave/cli/v2"
@@ -158,10 +157,7 @@ func datasetsBench(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sum := lt.Total()
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Fprintf(c.App.Writer, "rows %d  loads %d  p50 %.1f ms  p99 %.1f ms  mean %.1f ms  %.0f rows/s\n", lt.Rows, n,
-		ms(lt.Percentile(0.5)), ms(lt.Percentile(0.99)), ms(sum/time.Duration(n)), float64(lt.Rows*n)/sum.Seconds())
+	fmt.Fprintln(c.App.Writer, lt.Summary())
 	return nil
 }
 
