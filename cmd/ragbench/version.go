@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,19 +38,7 @@ func init() {
 			fmt.Fprintf(w, "ragbench %s\n", moduleVersion())
 			fmt.Fprintf(w, "commit %s\n", cliutil.GitCommit())
 			fmt.Fprintf(w, "go %s %s/%s GOMAXPROCS=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
-			var roots []string
-			for _, r := range datasets.Roots() {
-				roots = append(roots, r.Source+"="+r.Dir)
-			}
-			if len(roots) == 0 {
-				roots = []string{"(none found: set RAGBENCH_DATA or run beside ../shared/data)"}
-			}
-			fmt.Fprintf(w, "data %s\n", strings.Join(roots, " "))
-			cache, err := datasets.CacheDir()
-			if err != nil {
-				cache = "(" + err.Error() + ")"
-			}
-			fmt.Fprintf(w, "cache %s\n", cache)
+			datasets.WriteWhere(w)
 			return nil
 		},
 	})
