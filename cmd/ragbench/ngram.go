@@ -237,23 +237,14 @@ func ngramNTD(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
-	var ids []uint32
-	if c.Bool("ids") {
-		if ids, err = ngram.ParseIDs(c.Args().First()); err != nil {
-			return usageError{Err: err}
-		}
-	} else {
-		var known bool
-		ids, known, err = ix.TokenIDs(nil, c.Args().First())
-		if err != nil {
-			return err
-		}
-		if !known {
-			return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": 0, "next": []any{}})
-		}
+	a, err := ix.PrefixNTD(c.Args().First(), c.Bool("ids"), c.Int("top"))
+	var bad *ngram.InputError
+	if errors.As(err, &bad) {
+		return usageError{Err: err}
+	} else if err != nil {
+		return err
 	}
-	dist, total := ix.TopNTD(ids, c.Int("top"))
-	return json.NewEncoder(c.App.Writer).Encode(map[string]any{"prompt_cnt": total, "next": dist})
+	return json.NewEncoder(c.App.Writer).Encode(a)
 }
 
 func ngramUnigrams(c *cli.Context) error {

@@ -72,3 +72,32 @@ func (s *Source) CoOccurTimed(ctx context.Context, a, b string, window int) (Coo
 
 // latencyMS is the time since start in milliseconds, to the microsecond.
 func latencyMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// NTDAnswer is the next-token distribution of a prefix, in the JSON form 'ragbench ngram ntd' prints
+// (keys sorted).
+type NTDAnswer struct {
+	Next      []NextToken `json:"next"`
+	PromptCnt uint64      `json:"prompt_cnt"`
+}
+
+// PrefixNTD returns the next-token distribution of prefix cut to its top entries (TopNTD). With ids,
+// prefix is space-separated token ids (an *InputError when malformed); otherwise it is text, and a
+// prefix with a token outside the vocabulary has count 0 and no next tokens.
+func (ix *Index) PrefixNTD(prefix string, ids bool, top int) (NTDAnswer, error) {
+	var tok []uint32
+	var err error
+	if ids {
+		if tok, err = ParseIDs(prefix); err != nil {
+			return NTDAnswer{}, &InputError{Err: err}
+		}
+	} else {
+		var known bool
+		if tok, known, err = ix.TokenIDs(nil, prefix); err != nil {
+			return NTDAnswer{}, err
+		} else if !known {
+			return NTDAnswer{Next: []NextToken{}}, nil
+		}
+	}
+	dist, total := ix.TopNTD(tok, top)
+	return NTDAnswer{Next: dist, PromptCnt: total}, nil
+}

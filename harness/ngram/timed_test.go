@@ -81,3 +81,27 @@ func TestTimedJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefixNTD(t *testing.T) {
+	ix, _ := buildDocs(t, []string{"a b c", "a b d", "a c"}, BuildOptions{})
+	ab, known, err := ix.TokenIDs(nil, "a b")
+	if err != nil || !known {
+		t.Fatal(known, err)
+	}
+	text, err := ix.PrefixNTD("a", false, 0)
+	if err != nil || text.PromptCnt != 3 || len(text.Next) != 2 {
+		t.Errorf("text prefix a: %+v, %v; want 3 occurrences and 2 next tokens (b, c)", text, err)
+	}
+	top, err := ix.PrefixNTD(strings.Trim(fmt.Sprint(ab), "[]"), true, 1)
+	if err != nil || top.PromptCnt != 2 || len(top.Next) != 1 {
+		t.Errorf("ids of a b, top 1: %+v, %v; want 2 occurrences cut to one next token", top, err)
+	}
+	unknown, err := ix.PrefixNTD("zebra", false, 0)
+	if b, _ := json.Marshal(unknown); err != nil || string(b) != `{"next":[],"prompt_cnt":0}` {
+		t.Errorf("an unknown word: %s, %v; want an empty distribution", b, err)
+	}
+	var in *InputError
+	if _, err := ix.PrefixNTD("1 -2", true, 0); !errors.As(err, &in) {
+		t.Errorf("a malformed id: %v, want an *InputError", err)
+	}
+}
