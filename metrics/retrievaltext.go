@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -17,4 +18,27 @@ func WriteRetrievalTable(w io.Writer, rows []RetrievalRow) {
 		}
 		fmt.Fprintf(w, "%4d  %12.4f  %10.4f  %11.4f  %9.4f  %d\n", r.K, r.ARSubstring, r.ARTokens, r.GoldRecall, r.GoldAll, r.GoldExamples)
 	}
+}
+
+// RetrievalReport is the result of evaluating one index on one dataset ('ragbench retrieval-eval').
+// Its JSON keys are sorted.
+type RetrievalReport struct {
+	Dataset  string         `json:"dataset"`
+	Examples int            `json:"examples"`
+	Index    string         `json:"index"`
+	Kind     string         `json:"kind"`
+	Rows     []RetrievalRow `json:"rows"`
+}
+
+// Write writes the report as indented JSON (format "json") or as a header line and the table of
+// WriteRetrievalTable (any other format).
+func (r RetrievalReport) Write(w io.Writer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "dataset %s, %d examples, index %s (%s)\n", r.Dataset, r.Examples, r.Index, r.Kind)
+	WriteRetrievalTable(w, r.Rows)
+	return nil
 }

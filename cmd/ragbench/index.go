@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -275,15 +274,8 @@ func retrievalEval(c *cli.Context) error {
 	}); err != nil {
 		return err
 	}
-	rows, n := eval.Rows(), eval.Examples()
-	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"dataset": ds.Name, "index": c.String("index"), "kind": ix.Kind, "examples": n, "rows": rows})
-	}
-	fmt.Fprintf(c.App.Writer, "dataset %s, %d examples, index %s (%s)\n", ds.Name, n, c.String("index"), ix.Kind)
-	metrics.WriteRetrievalTable(c.App.Writer, rows)
-	return nil
+	rep := metrics.RetrievalReport{Dataset: ds.Name, Examples: eval.Examples(), Index: c.String("index"), Kind: ix.Kind, Rows: eval.Rows()}
+	return rep.Write(c.App.Writer, format)
 }
 
 func indexBench(c *cli.Context) error {
