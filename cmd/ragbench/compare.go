@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
 	"github.com/ragbench/ragbench/reports"
 )
 
@@ -78,9 +78,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(cmp)
+		err = cliutil.WriteJSON(c.App.Writer, cmp)
 	} else {
 		err = cmp.Markdown(c.App.Writer)
 	}

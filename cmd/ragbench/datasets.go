@@ -108,9 +108,7 @@ func datasetsInspect(c *cli.Context) error {
 	}
 	announce(c, &datasets.Dataset{Name: r.Name, Files: r.Files, Total: r.Total}, r.Rows)
 	if format == "json" { // the warnings are in the JSON
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return cliutil.WriteJSON(c.App.Writer, r)
 	}
 	if err := r.WriteText(c.App.Writer); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -128,9 +127,7 @@ func runExtract(c *cli.Context) error {
 	}
 	res.Backend = c.String("backend")
 	if format == "json" {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return cliutil.WriteJSON(c.App.Writer, res)
 	}
 	res.WriteText(c.App.Writer)
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -239,9 +238,7 @@ func llmComplete(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(resp)
+		return cliutil.WriteJSON(w, resp)
 	}
 	resp.WriteText(w)
 	g.WriteCacheStats(cliutil.InfoWriter(c), cfg.Cache)
