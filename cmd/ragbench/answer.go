@@ -42,24 +42,6 @@ sets a method setting (repeatable; VALUE is read as JSON when it parses, else as
 	})
 }
 
-// parseSettings turns KEY=VALUE pairs into a settings map.
-func parseSettings(pairs []string) (map[string]any, error) {
-	out := map[string]any{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, usagef("--set %q: want KEY=VALUE", p)
-		}
-		var val any
-		if err := json.Unmarshal([]byte(v), &val); err != nil {
-			val = v
-		}
-		out[k] = val
-	}
-	return out, nil
-}
-
 func answerAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("answer takes no arguments, got %q", c.Args().Slice())
@@ -70,9 +52,9 @@ func answerAction(c *cli.Context) error {
 	if c.IsSet("index") && c.IsSet("corpus") {
 		return usagef("give --index or --corpus, not both")
 	}
-	settings, err := parseSettings(c.StringSlice("set"))
+	settings, err := methods.ParseSettings(c.StringSlice("set"))
 	if err != nil {
-		return err
+		return usagef("--set %v", err)
 	}
 	m, err := methods.New(c.String("method"), settings)
 	if err != nil {
