@@ -1,11 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/internal/cliutil"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/extract"
@@ -86,24 +87,12 @@ func answerAction(c *cli.Context) error {
 	ienv, meter := methods.Instrument(env)
 	p, runErr := m.Answer(c.Context, ienv, ex)
 	meter.Fill(&p)
-	w := c.App.Writer
 	if c.Bool("json") {
-		b, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
+		if err := cliutil.WriteJSON(c.App.Writer, p); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s\n", b)
-	} else {
-		fmt.Fprintf(w, "method: %s", m.Name())
-		if cm, ok := m.(methods.Configured); ok {
-			if b, err := json.Marshal(cm.Settings()); err == nil {
-				fmt.Fprintf(w, " %s", b)
-			}
-		}
-		fmt.Fprintf(w, "\ngenerator: %s\nquestion: %q (dataset %q)\n", env.GeneratorName, ex.Question, ex.Dataset)
-		if err := methods.FormatTrace(w, p); err != nil {
-			return err
-		}
+	} else if err := methods.WriteAnswer(c.App.Writer, m, env.GeneratorName, ex, p); err != nil {
+		return err
 	}
 	return runErr
 }
