@@ -186,12 +186,7 @@ func indexBuild(c *cli.Context) error {
 	cfg.Progress, done = cliutil.ProgressWriter(c, false)
 	return index.Build(c.Context, src, cfg, func(b index.Built) {
 		done()
-		if m := b.BM25; m != nil {
-			fmt.Fprintf(c.App.Writer, "%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs\n",
-				b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
-			return
-		}
-		fmt.Fprintf(c.App.Writer, "%s: dense index built in %.1fs\n", b.Dir, b.Elapsed.Seconds())
+		fmt.Fprintln(c.App.Writer, b.Summary())
 	})
 }
 

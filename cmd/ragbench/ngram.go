@@ -153,9 +153,7 @@ func ngramBuild(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "built %s: %d documents, %d tokens, %d shards, %.1f s (%.2fM tokens/s), %.2f bytes/token on disk\n",
-		c.String("out"), st.Docs, st.Tokens, st.Shards, st.Elapsed.Seconds(), float64(st.Tokens)/st.Elapsed.Seconds()/1e6,
-		float64(st.DiskBytes)/float64(st.Tokens))
+	fmt.Fprintln(c.App.Writer, st.Summary(c.String("out")))
 	return nil
 }
 

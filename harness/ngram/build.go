@@ -105,6 +105,14 @@ type BuildStats struct {
 	DiskBytes    int64
 }
 
+// Summary is one line saying what the build of the index at dir made and how fast: documents, tokens,
+// shards, seconds, million tokens per second and bytes per token on disk.
+func (st BuildStats) Summary(dir string) string {
+	return fmt.Sprintf("built %s: %d documents, %d tokens, %d shards, %.1f s (%.2fM tokens/s), %.2f bytes/token on disk",
+		dir, st.Docs, st.Tokens, st.Shards, st.Elapsed.Seconds(), float64(st.Tokens)/st.Elapsed.Seconds()/1e6,
+		float64(st.DiskBytes)/float64(st.Tokens))
+}
+
 // Build tokenizes the corpus at corpusPath and writes an index directory at outDir.
 func Build(ctx context.Context, corpusPath, outDir string, opt BuildOptions) (BuildStats, error) {
 	r, err := corpus.Open(corpusPath, opt.Format)

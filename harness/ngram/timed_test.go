@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTimedAnswers(t *testing.T) {
@@ -103,5 +104,13 @@ func TestPrefixNTD(t *testing.T) {
 	var in *InputError
 	if _, err := ix.PrefixNTD("1 -2", true, 0); !errors.As(err, &in) {
 		t.Errorf("a malformed id: %v, want an *InputError", err)
+	}
+}
+
+func TestBuildStatsSummary(t *testing.T) {
+	st := BuildStats{Docs: 3, Tokens: 2_000_000, Shards: 2, Elapsed: 2 * time.Second, DiskBytes: 9_000_000}
+	want := "built ix: 3 documents, 2000000 tokens, 2 shards, 2.0 s (1.00M tokens/s), 4.50 bytes/token on disk"
+	if got := st.Summary("ix"); got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
 	}
 }

@@ -71,6 +71,16 @@ type Built struct {
 	Elapsed time.Duration
 }
 
+// Summary is one line saying what was built: for BM25 the documents (and how many are empty), terms
+// and average length, and the build time.
+func (b Built) Summary() string {
+	if m := b.BM25; m != nil {
+		return fmt.Sprintf("%s: bm25 index of %d documents (%d empty), %d terms, avgdl %.1f, in %.1fs",
+			b.Dir, m.Docs, m.Empty, m.Terms, m.AvgDL(), b.Elapsed.Seconds())
+	}
+	return fmt.Sprintf("%s: dense index built in %.1fs", b.Dir, b.Elapsed.Seconds())
+}
+
 // Build builds the index of cfg from src, or one index per unit size, and calls done after each. It
 // builds into a temporary directory beside Dir and renames it into place only when every index is
 // complete, so a failed, cancelled or killed build leaves an existing Dir as it was (and the next build

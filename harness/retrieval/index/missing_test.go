@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 )
 
 func TestMissing(t *testing.T) {
@@ -24,6 +27,22 @@ func TestMissing(t *testing.T) {
 	for _, c := range cases {
 		if got := Missing(c.dir); got != c.want {
 			t.Errorf("%s: Missing = %q, want %q", c.why, got, c.want)
+		}
+	}
+}
+
+func TestBuiltSummary(t *testing.T) {
+	cases := []struct {
+		b    Built
+		want string
+	}{
+		{Built{Dir: "ix/g4", BM25: &bm25.Meta{Docs: 10, Empty: 1, Terms: 50, DocCount: 9, SumTotalTermFreq: 45}, Elapsed: 1500 * time.Millisecond},
+			"ix/g4: bm25 index of 10 documents (1 empty), 50 terms, avgdl 5.0, in 1.5s"},
+		{Built{Dir: "dn", Elapsed: 2 * time.Second}, "dn: dense index built in 2.0s"},
+	}
+	for _, c := range cases {
+		if got := c.b.Summary(); got != c.want {
+			t.Errorf("Summary = %q, want %q", got, c.want)
 		}
 	}
 }
