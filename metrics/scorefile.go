@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ragbench/ragbench/datasets"
 )
@@ -24,6 +25,9 @@ type FileScore struct {
 	Null int
 	// Matched counts predictions for examples of the dataset (in the selection or not).
 	Matched int
+	// Emptied counts non-empty predictions that the extraction rule turned into an empty answer (a
+	// rule that takes the text after "answer is", applied to predictions that were already answers).
+	Emptied int
 }
 
 // NoMatchError is ScorePredictions' error when the file holds predictions but none of their ids is
@@ -67,6 +71,11 @@ func ScorePredictions(r io.Reader, name string, examples []datasets.Example, inD
 			e.FirstExample = examples[0].ID
 		}
 		return nil, e
+	}
+	for _, rec := range fs.Records {
+		if !rec.Missing && strings.TrimSpace(rec.Prediction) != "" && strings.TrimSpace(rec.Answer) == "" {
+			fs.Emptied++
+		}
 	}
 	fs.Summary.Unknown = len(fs.Stray)
 	fs.Summary.Models = preds.Models

@@ -77,3 +77,24 @@ func TestComparePaired(t *testing.T) {
 		t.Error("records of different lengths must be an error")
 	}
 }
+
+// TestEmptiedByRule: a rule that takes the text after "answer is", applied to predictions that are
+// already answers, is counted and warned about instead of silently scoring 0.
+func TestEmptiedByRule(t *testing.T) {
+	exs := []datasets.Example{{ID: "a", Question: "q", Answers: []string{"Paris"}}, {ID: "b", Question: "q", Answers: []string{"Rome"}}}
+	in := `{"id":"a","prediction":"Paris"}` + "\n" + `{"id":"b","prediction":"It is Rome. So the answer is Rome."}` + "\n"
+	fs, err := ScorePredictions(strings.NewReader(in), "p.jsonl", exs, func(string) bool { return true }, Options{Extractor: ExtractQuCoHotpotQA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Emptied != 1 {
+		t.Errorf("Emptied = %d, want 1 (only the bare answer loses its text)", fs.Emptied)
+	}
+	found := false
+	for _, n := range fs.Notes("p.jsonl") {
+		found = found || (n.Warning && strings.Contains(n.Text, "--extract none"))
+	}
+	if !found {
+		t.Error("no warning pointing to --extract none")
+	}
+}

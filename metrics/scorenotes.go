@@ -43,5 +43,9 @@ func (fs *FileScore) Notes(name string) []ScoreNote {
 	if fs.Summary.Missing > 0 {
 		note("%s: %d of %d examples have no prediction and score 0", name, fs.Summary.Missing, fs.Summary.N)
 	}
+	if fs.Emptied > 0 {
+		out = append(out, ScoreNote{Warning: true,
+			Text: fmt.Sprintf("%s: the extraction rule left %d non-empty prediction(s) with an empty answer (they hold no \"answer is\"); if the predictions are already answers, score them with --extract none", name, fs.Emptied)})
+	}
 	return out
 }

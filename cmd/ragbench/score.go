@@ -166,7 +166,11 @@ func scoreFile(c *cli.Context, ds *datasets.Dataset, path string, examples []dat
 			fmt.Fprintf(cliutil.InfoWriter(c), "note: %s\n", n.Text)
 			continue
 		}
-		fmt.Fprintf(c.App.ErrWriter, "warning: %s; %s; %s\n", n.Text, n.Detail, ds.IDScheme())
+		if n.Detail == "" {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", n.Text)
+		} else {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s; %s; %s\n", n.Text, n.Detail, ds.IDScheme())
+		}
 		*warnings = append(*warnings, n.Text)
 	}
 	return fs, nil

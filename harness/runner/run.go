@@ -538,11 +538,12 @@ func answerSafe(ctx context.Context, m methods.Method, env methods.Env, ex datas
 	return m.Answer(ctx, env, ex)
 }
 
-// scoreOf scores an answer against an example: em, f1, precision, recall, acc, and label_acc for
-// classification datasets (PubMedQA).
+// scoreOf scores an answer against an example: em, f1, precision, recall, acc, answer_recall (the
+// UMG-RAG paper's AR: a normalised gold answer appears in the prediction, which is acc), and label_acc
+// for classification datasets (PubMedQA).
 func scoreOf(ex datasets.Example, answer string) map[string]float64 {
 	s := metrics.NewGold(ex.Answers).Score(answer)
-	out := map[string]float64{"em": s.EM, "f1": s.F1, "precision": s.Precision, "recall": s.Recall, "acc": s.Acc}
+	out := map[string]float64{"em": s.EM, "f1": s.F1, "precision": s.Precision, "recall": s.Recall, "acc": s.Acc, "answer_recall": s.Acc}
 	if ex.Label != "" {
 		v := 0.0
 		if metrics.PubMedQALabel(answer) == ex.Label {
