@@ -13,7 +13,6 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
-	"github.com/ragbench/ragbench/harness/llm/offline"
 	"github.com/ragbench/ragbench/harness/predict"
 	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
@@ -130,10 +129,7 @@ func predictAction(c *cli.Context) error {
 	}
 	passages, oracled, noContext := predict.GoldPassages(examples, oracle, prompts.Passages)
 
-	model := cfg.Model
-	if cfg.Backend == "offline" {
-		model = offline.Name
-	}
+	model, label := predict.Generator(cfg)
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
 	if predict.ToFile(c.String("out")) {
 		if err := pathcheck.Distinct(c.String("out"), ds.Files...); err != nil {
@@ -160,13 +156,6 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	label := cfg.Describe()
-	switch {
-	case cfg.Backend == "offline":
-		label = offline.Name
-	case model != "":
-		label += ", model " + model
-	}
 	fmt.Fprintf(stderr, "predict: %s: %d examples (%d with no context%s), %s, %d shot(s) from %s, extraction %s, %d worker(s)\n",
 		ds.Name, len(examples), noContext, oracleNote(c.String("oracle"), oracled), label, builder.Shots(), set.Dir, ext, c.Int("workers"))
 
