@@ -52,8 +52,8 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("--metric %v", err)
 	}
-	if a := c.Float64("alpha"); a <= 0 || a >= 1 {
-		return usagef("--alpha %v: want a number between 0 and 1", a)
+	if err := cliutil.Fractions(c, "alpha"); err != nil {
+		return err
 	}
 	if c.Float64("max-drop") < 0 || c.Int("rounds") < 1 || c.Int("resamples") < 0 || c.Int("max-flips") < 1 {
 		return usagef("--max-drop must not be negative; --rounds and --max-flips must be positive")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ragbench/ragbench/internal/cliutil"
 	"github.com/ragbench/ragbench/reports"
 )
 
@@ -52,8 +53,8 @@ func reportAction(c *cli.Context) error {
 	default:
 		return usagef("--format %q: want md, csv, tex, json or html", format)
 	}
-	if l := c.Float64("level"); l <= 0 || l >= 1 {
-		return usagef("--level %v: want a number between 0 and 1", l)
+	if err := cliutil.Fractions(c, "level"); err != nil {
+		return err
 	}
 	if c.Int("resamples") < 0 || c.Int("rounds") < 1 {
 		return usagef("--resamples must not be negative and --rounds must be positive")

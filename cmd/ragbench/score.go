@@ -73,11 +73,8 @@ func scoreAction(c *cli.Context) error {
 	if c.Int("limit") < 0 || c.Int("sample") < 0 || c.Int("resamples") < 0 {
 		return usagef("--limit, --sample and --resamples must not be negative")
 	}
-	if l := c.Float64("level"); l <= 0 || l >= 1 {
-		return usagef("--level %v: want a number between 0 and 1", l)
-	}
-	if a := c.Float64("alpha"); a <= 0 || a >= 1 {
-		return usagef("--alpha %v: want a number between 0 and 1", a)
+	if err := cliutil.Fractions(c, "level", "alpha"); err != nil {
+		return err
 	}
 	if c.Float64("max-drop") < 0 {
 		return usagef("--max-drop must not be negative")
