@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -133,11 +132,9 @@ func openSource(c *cli.Context) (*corpus.Source, error) {
 		return nil, usagef("give --corpus or --dataset, not both")
 	}
 	if cols := c.String("columns"); cols != "" {
-		parts := strings.Split(cols, ",")
-		if len(parts) != 3 {
+		if cfg.Columns, err = corpus.ParseColumns(cols); err != nil {
 			return nil, usagef("--columns wants id,title,text")
 		}
-		cfg.Columns = &corpus.ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usagef("%v", err)

@@ -28,6 +28,16 @@ type ParquetColumns struct {
 	ID, Title, Text string
 }
 
+// ParseColumns reads "id,title,text" (three comma-separated column names, dotted paths for nested
+// fields) into ParquetColumns.
+func ParseColumns(s string) (*ParquetColumns, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%q: want id,title,text", s)
+	}
+	return &ParquetColumns{ID: parts[0], Title: parts[1], Text: parts[2]}, nil
+}
+
 var (
 	parquetIDNames    = []string{"id", "_id", "docid"}
 	parquetTitleNames = []string{"title"}

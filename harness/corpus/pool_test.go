@@ -9,3 +9,15 @@ func TestPoolStatsSummary(t *testing.T) {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
 }
+
+func TestParseColumns(t *testing.T) {
+	got, err := ParseColumns("doc.id,meta.title,body")
+	if err != nil || *got != (ParquetColumns{ID: "doc.id", Title: "meta.title", Text: "body"}) {
+		t.Errorf("three columns: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "id,text", "a,b,c,d"} {
+		if _, err := ParseColumns(bad); err == nil {
+			t.Errorf("%q: want an error (not three columns)", bad)
+		}
+	}
+}
