@@ -172,17 +172,12 @@ func llmPing(c *cli.Context) error {
 		return err
 	}
 	defer g.Close()
-	req := llm.Request{Endpoint: llm.Completions, Prompt: "The capital of France is", MaxTokens: 1}
-	if c.Bool("chat") {
-		req = llm.Request{Endpoint: llm.Chat, Messages: []llm.Message{{Role: "user", Content: "Say OK."}}, MaxTokens: 1}
-	}
-	start := time.Now()
-	resp, err := g.Generate(c.Context, req)
+	resp, took, err := llm.Ping(c.Context, g, c.Bool("chat"))
 	if err != nil {
 		return fmt.Errorf("ping %s: %w", cfg.Describe(), err)
 	}
 	fmt.Fprintf(c.App.Writer, "ok %s: model %q answered %q in %v (retries %d, cached %v, usage %s)\n",
-		cfg.Describe(), resp.Model, resp.Text, time.Since(start).Round(time.Millisecond), resp.Retries, resp.Cached, resp.Usage.Describe())
+		cfg.Describe(), resp.Model, resp.Text, took.Round(time.Millisecond), resp.Retries, resp.Cached, resp.Usage.Describe())
 	return nil
 }
 

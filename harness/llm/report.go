@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"time"
 )
 
 // WriteCacheStats writes the hit, miss and write counts of g's cache to w in one line naming the cache
@@ -24,4 +26,16 @@ func (r Request) AsChat(system string) Request {
 	r.Messages = append(r.Messages, Message{Role: "user", Content: r.Prompt})
 	r.Prompt = ""
 	return r
+}
+
+// Ping sends g a one-token request, the completion of "The capital of France is" or with chat the
+// message "Say OK.", and returns the response and how long it took.
+func Ping(ctx context.Context, g Generator, chat bool) (Response, time.Duration, error) {
+	req := Request{Endpoint: Completions, Prompt: "The capital of France is", MaxTokens: 1}
+	if chat {
+		req = Request{Endpoint: Chat, Messages: []Message{{Role: "user", Content: "Say OK."}}, MaxTokens: 1}
+	}
+	start := time.Now()
+	resp, err := g.Generate(ctx, req)
+	return resp, time.Since(start), err
 }

@@ -62,3 +62,28 @@ func TestRequestAsChat(t *testing.T) {
 		t.Errorf("AsChat changed its receiver: %+v", base)
 	}
 }
+
+// recordingGen records the requests it gets and answers "OK".
+type recordingGen struct{ reqs []llm.Request }
+
+func (g *recordingGen) Generate(_ context.Context, req llm.Request) (llm.Response, error) {
+	g.reqs = append(g.reqs, req)
+	return llm.Response{Text: "OK"}, nil
+}
+
+func TestPing(t *testing.T) {
+	g := &recordingGen{}
+	for _, chat := range []bool{false, true} {
+		resp, took, err := llm.Ping(context.Background(), g, chat)
+		if err != nil || resp.Text != "OK" || took < 0 {
+			t.Errorf("chat %v: %+v, %v, %v", chat, resp, took, err)
+		}
+	}
+	want := []llm.Request{
+		{Endpoint: llm.Completions, Prompt: "The capital of France is", MaxTokens: 1},
+		{Endpoint: llm.Chat, Messages: []llm.Message{{Role: "user", Content: "Say OK."}}, MaxTokens: 1},
+	}
+	if !reflect.DeepEqual(g.reqs, want) {
+		t.Errorf("requests %+v, want one-token completion then chat requests %+v", g.reqs, want)
+	}
+}
