@@ -17,7 +17,8 @@ import (
 func elasticFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "url", Value: elastic.DefaultURL, EnvVars: []string{"ELASTIC_URL"}, Usage: "cluster URL"},
-		&cli.StringFlag{Name: "index", Value: elastic.DefaultIndex, Usage: "index name"},
+		&cli.StringFlag{Name: "es-index", Value: elastic.DefaultIndex, Usage: "the cluster's index name (elsewhere --index is an index directory)"},
+		cliutil.OldFlag("index", "es-index"),
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "per-request timeout"},
 		&cli.IntFlag{Name: "retries", Value: 3, Usage: "retries of a failed request (0: none; a DNS failure or a refused local port is never retried)"},
 		maxRetryWaitFlag(),
@@ -29,14 +30,18 @@ func maxRetryWaitFlag() cli.Flag {
 	return &cli.DurationFlag{Name: "max-retry-wait", Value: 30 * time.Second, Usage: "the longest total wait between retries of one request (each retry is printed on stderr)"}
 }
 
-func elasticConfig(c *cli.Context) elastic.Config {
+func elasticConfig(c *cli.Context) (elastic.Config, error) {
 	retries := c.Int("retries")
 	if retries == 0 {
 		retries = -1 // the library reads 0 as its default
 	}
-	return elastic.Config{URL: c.String("url"), Index: c.String("index"), Timeout: c.Duration("timeout"),
+	name, err := cliutil.Renamed(c, "es-index", "index")
+	if err != nil {
+		return elastic.Config{}, err
+	}
+	return elastic.Config{URL: c.String("url"), Index: name, Timeout: c.Duration("timeout"),
 		MaxRetries: retries, MaxQueryTokens: c.Int("max-query-tokens"), BulkDocs: c.Int("batch"),
-		MaxWait: c.Duration("max-retry-wait"), OnRetry: retry.Printer(c.App.ErrWriter)}
+		MaxWait: c.Duration("max-retry-wait"), OnRetry: retry.Printer(c.App.ErrWriter)}, nil
 }
 
 func init() {
@@ -51,7 +56,11 @@ func init() {
 				Usage: "print the cluster's name, distribution and version",
 				Flags: elasticFlags(),
 				Action: func(c *cli.Context) error {
-					cl, err := elastic.New(elasticConfig(c))
+					cfg, err := elasticConfig(c)
+					if err != nil {
+						return err
+					}
+					cl, err := elastic.New(cfg)
 					if err != nil {
 						return usagef("%v", err)
 					}
@@ -82,7 +91,10 @@ func init() {
 					if c.String("tsv") == "" {
 						return usagef("elastic index: --tsv is required")
 					}
-					cfg := elasticConfig(c)
+					cfg, err := elasticConfig(c)
+					if err != nil {
+						return err
+					}
 					if _, err := elastic.New(cfg); err != nil {
 						return usagef("%v", err)
 					}
@@ -113,7 +125,10 @@ func elasticSearch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := elasticConfig(c)
+	cfg, err := elasticConfig(c)
+	if err != nil {
+		return err
+	}
 	cfg.BulkDocs = 0
 	cl, err := elastic.New(cfg)
 	if err != nil {

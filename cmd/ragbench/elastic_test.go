@@ -91,7 +91,9 @@ func TestElasticCLI(t *testing.T) {
 		{"query and queries together", []string{"elastic", "search", "-q", "a", "--queries", qf}, 2},
 		{"bad URL", []string{"elastic", "ping", "--url", "nohost"}, 2},
 		{"index needs --tsv", []string{"elastic", "index"}, 2},
-		{"a cluster error fails", []string{"elastic", "search", "-q", "a", "--index", "nope", "--url", url + "/nope"}, 1},
+		{"a cluster error fails", []string{"elastic", "search", "-q", "a", "--es-index", "nope", "--url", url + "/nope"}, 1},
+		{"the old --index still names the cluster index", []string{"elastic", "search", "-q", "a", "--index", "nope", "--url", url + "/nope"}, 1},
+		{"--index and --es-index together", []string{"elastic", "search", "-q", "a", "--index", "x", "--es-index", "y", "--url", url}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)
