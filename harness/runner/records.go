@@ -15,8 +15,6 @@ import (
 	"github.com/ragbench/ragbench/internal/lockfile"
 )
 
-var errLocked = errors.New("locked by another process")
-
 // dirLock is a run directory's lock (internal/lockfile on DIR/run.lock): a second process writing the
 // same run is refused with the holder's description.
 type dirLock struct{ l *lockfile.Lock }
@@ -59,9 +57,9 @@ func openAppend(path string) (*appender, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flock(f); err != nil {
+	if err := lockfile.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, errLocked) {
+		if errors.Is(err, lockfile.ErrLocked) {
 			return nil, fmt.Errorf("%s is being written by another process", path)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)

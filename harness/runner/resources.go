@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/lockfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -237,7 +238,7 @@ func (r *Resources) Ensure(ctx context.Context, n *IndexNeed) error {
 		return err
 	}
 	defer lf.Close()
-	if err := flockWait(lf); err != nil {
+	if err := lockfile.WaitLock(lf); err != nil {
 		return err
 	}
 	if _, err := os.Stat(n.Dir); err == nil {

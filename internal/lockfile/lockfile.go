@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 )
+
+// ErrLocked is TryLock's error when another process holds the lock.
+var ErrLocked = errors.New("locked by another process")
 
 // Lock is a held lock. Release it with Release (or let the process exit).
 type Lock struct {
@@ -41,10 +43,10 @@ func Acquire(path string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := TryLock(f); err != nil {
 		holder, _ := os.ReadFile(lp)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, ErrLocked) {
 			return nil, &HeldError{Path: path, Holder: strings.TrimSpace(string(holder))}
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
