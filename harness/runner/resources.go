@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/internal/atomicdir"
 	"github.com/ragbench/ragbench/internal/lockfile"
 	"io"
 	"os"
@@ -241,6 +242,8 @@ func (r *Resources) Ensure(ctx context.Context, n *IndexNeed) error {
 	if err := lockfile.WaitLock(lf); err != nil {
 		return err
 	}
+	// Under the lock no other build of n.Dir runs, so any N.tmp-* beside it was left by a killed one.
+	atomicdir.CleanStale(n.Dir)
 	if _, err := os.Stat(n.Dir); err == nil {
 		n.Built = true
 		return nil

@@ -375,3 +375,37 @@ func TestCheckEnvFailsEarly(t *testing.T) {
 		t.Errorf("records written before the check failed")
 	}
 }
+
+// TestEnsureRemovesKilledBuilds: the temporary directory a killed index build left beside the cache
+// entry is removed by the next build of that entry.
+func TestEnsureRemovesKilledBuilds(t *testing.T) {
+	needData(t)
+	c := testConfig(t, 2, "    settings:\n      retrieve: true", "")
+	res, err := NewResources(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needs, err := res.Needs(plan)
+	if err != nil || len(needs) != 1 {
+		t.Fatalf("needs %v %v", needs, err)
+	}
+	n := needs[0]
+	stale := n.Dir + ".tmp-999999999" // the pid of a build that was killed
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "postings.bin"), []byte("half"), 0o644)
+	if err := res.Ensure(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the killed build's %s is still there (%v)", stale, err)
+	}
+	if _, err := os.Stat(n.Dir); err != nil {
+		t.Errorf("the index was not built: %v", err)
+	}
+}
