@@ -98,6 +98,19 @@ type MethodConfig struct {
 	Settings map[string]any `yaml:"settings,omitempty"`
 	// Sweep lists values of settings to sweep (tau_cooc: [1, 5, 10]; granularities: [[2, 4], [2, 4, 8]]).
 	Sweep map[string][]any `yaml:"sweep,omitempty"`
+	// Paper names the published rows this method's cells reproduce, with the names used in
+	// shared/reference/paper-tables.json. Reports place exactly these numbers beside the cells'
+	// (a row whose dataset differs from the cell's dataset is not placed for it).
+	Paper []PaperRef `yaml:"paper,omitempty"`
+}
+
+// PaperRef names one published row: the table, model, dataset and method exactly as
+// paper-tables.json spells them.
+type PaperRef struct {
+	Table   string `yaml:"table" json:"table"`
+	Model   string `yaml:"model" json:"model"`
+	Dataset string `yaml:"dataset" json:"dataset"`
+	Method  string `yaml:"method" json:"method"`
 }
 
 // CorpusConfig is a retrieval corpus: a file or the pooled contexts of a dataset.

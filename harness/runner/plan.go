@@ -24,6 +24,8 @@ type Cell struct {
 	Datasets []string
 	// Model is the generator model of the cell when the config sweeps models ("": llm.model).
 	Model string
+	// Paper names the published rows the cell reproduces (from its method config).
+	Paper []PaperRef
 	// Impl is the built method.
 	Impl methods.Method
 }
@@ -114,11 +116,11 @@ func Expand(c Config) ([]*Cell, error) {
 				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
 			}
 			if len(c.Models) == 0 {
-				out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl})
+				out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper})
 				continue
 			}
 			for _, model := range c.Models {
-				out = append(out, &Cell{Name: name + "@" + modelLabel(model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: model})
+				out = append(out, &Cell{Name: name + "@" + modelLabel(model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: model, Paper: m.Paper})
 			}
 		}
 	}
