@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,6 +74,9 @@ func reportAction(c *cli.Context) error {
 	if c.Bool("ci") {
 		opts.CI.Resamples = c.Int("resamples")
 	}
+	if err := outNotInput(c.String("out"), c.Args().Slice()); err != nil {
+		return err
+	}
 	if c.Bool("paper") || c.String("reference") != "" {
 		path := c.String("reference")
 		if path == "" {
@@ -103,5 +108,23 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s and %d plot files to %s\n", written.File, written.Plots, out)
+	return nil
+}
+
+// outNotInput refuses an --out directory that is one of the run directories read: the report's
+// summary.md/summary.json and plots would replace the run's own (which merge and compare read).
+func outNotInput(out string, runs []string) error {
+	if out == "" {
+		return nil
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a directory that does not exist yet is no input
+	}
+	for _, r := range runs {
+		if rs, err := os.Stat(r); err == nil && os.SameFile(st, rs) {
+			return usagef("--out %s is an input run directory; a report never writes into its input (give another directory, e.g. %s)", out, filepath.Join(r, "report"))
+		}
+	}
 	return nil
 }

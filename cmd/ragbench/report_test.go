@@ -65,3 +65,30 @@ func TestReportOut(t *testing.T) {
 		}
 	}
 }
+
+// A report never writes into its input's files: --out naming one of the runs it reads (which would
+// replace the run's own summary.md or summary.json) is refused before anything is written.
+func TestReportOutNotIntoInput(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(run, os.DirFS(fixtureRuns[0])); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(run, "summary.json"))
+	for _, args := range [][]string{
+		{"report", "--out", run, run},
+		{"report", "-f", "json", "--out", run + "/", run},
+		{"report", "-f", "json", "--out", filepath.Join(run, "..", "run"), fixtureRuns[1], run},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "is an input run") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a refusal", args, code, stderr)
+		}
+		if after, _ := os.ReadFile(filepath.Join(run, "summary.json")); string(after) != string(before) {
+			t.Fatalf("%q rewrote the run's summary.json", args)
+		}
+	}
+	_, stderr, code := runCLI(t, "report", "--out", filepath.Join(run, "report"), "--no-plots", run)
+	if code != 0 {
+		t.Errorf("a report directory inside the run: exit %d, %s", code, stderr)
+	}
+}
