@@ -193,7 +193,8 @@ func runPilot(ctx context.Context, c Config, plan *Plan, res *Resources, needs [
 		for _, ex := range exs {
 			m := newMemo()
 			for _, cell := range plan.cellsFor(d) {
-				env, meter := methods.Instrument(m.wrap(comp.Env(d.Name, cell.Model), cell.Model))
+				wrapped, _ := m.wrap(comp.Env(d.Name, cell.Model), cell.Model)
+				env, meter := methods.Instrument(wrapped)
 				if _, err := answerSafe(ctx, cell.Impl, env, ex); err != nil && ctx.Err() != nil {
 					return nil, 0, ctx.Err()
 				}

@@ -314,6 +314,10 @@ type timingLine struct {
 	methods.Timing
 	// LLMCacheHits counts generator calls answered by the response cache or the question's memo.
 	LLMCacheHits int `json:"llm_cache_hits"`
+	// SharedMS are, per stage, the milliseconds of the calls this cell took from the question's memo
+	// (made first by another cell, or earlier by itself), timed when they were made: stages_ms plus
+	// shared_ms is the time the cell's method needs on its own. Absent when nothing was shared.
+	SharedMS map[string]float64 `json:"shared_ms,omitempty"`
 	// Error repeats the record's error, if any.
 	Error string `json:"error,omitempty"`
 }
@@ -397,8 +401,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 					if ctx.Err() != nil {
 						return
 					}
-					env := m.wrap(r.comp.Env(d.Name, cr.c.Model), cr.c.Model)
-					failed, err := r.answer(ctx, env, cr, ex)
+					env, sh := m.wrap(r.comp.Env(d.Name, cr.c.Model), cr.c.Model)
+					failed, err := r.answer(ctx, env, sh, cr, ex)
 					if err != nil {
 						fail(err)
 						cancel()
@@ -471,7 +475,7 @@ func timingsPath(records string) string {
 // answer answers ex with one cell and appends its record and timing. failed is true when the method
 // failed (the record carries the error); err is a write error, which stops the run. A question cut
 // short by cancellation is not recorded.
-func (r *runner) answer(ctx context.Context, base methods.Env, cr *cellRun, ex datasets.Example) (failed bool, err error) {
+func (r *runner) answer(ctx context.Context, base methods.Env, sh *shared, cr *cellRun, ex datasets.Example) (failed bool, err error) {
 	env, meter := methods.Instrument(base)
 	start := time.Now()
 	pred, aerr := answerSafe(ctx, cr.c.Impl, env, ex)
@@ -500,7 +504,11 @@ func (r *runner) answer(ctx context.Context, base methods.Env, cr *cellRun, ex d
 	if err != nil {
 		return false, fmt.Errorf("record %s/%s: %w", cr.c.Name, ex.ID, err)
 	}
-	tl, err := json.Marshal(timingLine{Timing: methods.NewTiming(ex.ID, cr.c.Name, total, meter.Timings()), LLMCacheHits: hits, Error: rec.Error})
+	tline := timingLine{Timing: methods.NewTiming(ex.ID, cr.c.Name, total, meter.Timings()), LLMCacheHits: hits, Error: rec.Error}
+	if st := sh.Timings(); len(st) > 0 {
+		tline.SharedMS = methods.NewTiming("", "", 0, st).Stages
+	}
+	tl, err := json.Marshal(tline)
 	if err != nil {
 		return false, err
 	}

@@ -87,9 +87,35 @@ func TestSweepSharesCalls(t *testing.T) {
 	needData(t)
 	srv := llmtest.New(t, llmtest.VLLM)
 	c := testConfig(t, 12, "    sweep:\n      tau: [1, 2, 5, 10, 50]\n    settings:\n      retrieve: true", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n")
-	res, err := Execute(context.Background(), c, Options{Out: t.TempDir()})
+	out := t.TempDir()
+	res, err := Execute(context.Background(), c, Options{Out: out})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The first cell made the calls; every later cell took them from the memo, and its timings
+	// line says how long they took (shared_ms), so its time is not the memo's zero.
+	for _, cell := range []struct {
+		name   string
+		shared bool
+	}{{"rt-echo[tau=1]", false}, {"rt-echo[tau=5]", true}, {"rt-echo[tau=50]", true}} {
+		b, err := os.ReadFile(filepath.Join(out, "2wikimultihopqa", cell.name+".timings.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		withShared := 0
+		for _, l := range lines {
+			var tl timingLine
+			if err := json.Unmarshal([]byte(l), &tl); err != nil {
+				t.Fatal(err)
+			}
+			if tl.SharedMS["llm"] > 0 {
+				withShared++
+			}
+		}
+		if want := map[bool]int{false: 0, true: len(lines)}[cell.shared]; withShared != want {
+			t.Errorf("%s: %d of %d timings lines have shared LLM time, want %d", cell.name, withShared, len(lines), want)
+		}
 	}
 	prompts := map[string]bool{}
 	for _, r := range srv.Requests() {
