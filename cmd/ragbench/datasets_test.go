@@ -78,7 +78,7 @@ func TestDatasetsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"inspect needs a spec", []string{"datasets", "inspect"}, 2, "want one argument"},
-		{"flags after the spec are pointed out", []string{"datasets", "inspect", "nq_open", "--limit", "3"}, 2, "flags go before"},
+		{"flags after the spec are flags", []string{"datasets", "inspect", "nq_open", "--limit", "3"}, 0, "3 selected"},
 		{"negative limit", []string{"datasets", "inspect", "--limit", "-1", "nq_open"}, 2, "negative"},
 		{"half a column mapping", []string{"datasets", "inspect", "--question-col", "q", "x.parquet"}, 2, "--answers-col"},
 		{"unknown import format", []string{"datasets", "import", "--from", "squad", "a", "b"}, 2, "unknown --from"},

@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range cmds {
 		cliutil.SetUsageHandler(c)
+		cliutil.CheckArity(c)
 	}
 	if len(args) <= 1 {
 		app.Writer = stderr
@@ -85,6 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return usagef("no command given")
 	}
+	args = cliutil.FlagsFirst(app, args)
 	if err := cliutil.RepeatedFlag(app, args[1:]); err != nil {
 		return err
 	}

@@ -32,6 +32,14 @@ func TestExitCodes(t *testing.T) {
 		{"a repeated --flag=value is a usage error", []string{"search", "--index=a", "--index=b", "--query", "q"}, 2},
 		{"a repeatable flag may be repeated", []string{"text", "split-eval", "--dataset", "nope1", "--dataset", "nope2"}, 1},
 		{"global flags go before or after the command", []string{"--quiet", "env", "--verbose"}, 0},
+		{"a stray word is a usage error, not ignored", []string{"search", "--index", "x", "stray", "--k", "1"}, 2},
+		{"env takes no arguments", []string{"env", "stray"}, 2},
+		{"datasets list takes no arguments", []string{"datasets", "list", "stray"}, 2},
+		{"dense bench takes no arguments", []string{"dense", "bench", "stray"}, 2},
+		{"index bench takes no arguments", []string{"index", "bench", "stray"}, 2},
+		{"a flag after the argument is a flag (report RUN --out X is --out)", []string{"report", "../../reports/testdata/runs/offline", "-f", "xls"}, 2},
+		{"compare BASE NEW --fail-on-regression", []string{"compare", "../../reports/testdata/runs/offline", "../../reports/testdata/runs/offline", "--fail-on-regression"}, 0},
+		{"report RUN --paper reads --paper as a flag (here: a usage error for the bad level, not a missing run named --paper)", []string{"report", "../../reports/testdata/runs/offline", "--paper", "--level", "2"}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -112,3 +112,52 @@ func TestInterspersed(t *testing.T) {
 		t.Errorf("a flag after the argument: limit %q args %q err %v; want 5 and [config.yaml]", limit, args, err)
 	}
 }
+
+func TestFlagsFirst(t *testing.T) {
+	sub := &cli.Command{Name: "build", Flags: []cli.Flag{&cli.StringFlag{Name: "out"}, &cli.BoolFlag{Name: "force"}}}
+	grp := &cli.Command{Name: "index", Subcommands: []*cli.Command{sub}}
+	rep := &cli.Command{Name: "report", Flags: []cli.Flag{&cli.BoolFlag{Name: "paper"}, &cli.StringFlag{Name: "format", Aliases: []string{"f"}}}}
+	a := &cli.App{Name: "t", Flags: []cli.Flag{&cli.BoolFlag{Name: "quiet"}}, Commands: []*cli.Command{grp, rep}}
+	cases := []struct{ in, want, why string }{
+		{"t report RUN --paper", "t report --paper RUN", "a boolean after the argument"},
+		{"t report A -f json B", "t report -f json A B", "a flag's value moves with it"},
+		{"t report A --format=json", "t report --format=json A", "the = form"},
+		{"t --quiet index build X --out d --force", "t --quiet index build --out d --force X", "a subcommand's flags"},
+		{"t report A -- --paper", "t report -- A --paper", "after -- nothing is a flag, and the words before it stay arguments"},
+		{"t report -5 - B --paper", "t report --paper -5 - B", "a negative number and - are arguments"},
+		{"t report index", "t report index", "a command name after the command is an argument"},
+		{"t report --format index A", "t report --format index A", "a flag's value that names a command is a value"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(FlagsFirst(a, strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("%s: %q → %q, want %q", c.why, c.in, got, c.want)
+		}
+	}
+}
+
+func TestCheckArity(t *testing.T) {
+	cases := []struct {
+		usage string
+		args  []string
+		ok    bool
+		why   string
+	}{
+		{"", nil, true, "no arguments"},
+		{"", []string{"stray"}, false, "a command without ArgsUsage takes none"},
+		{" ", []string{"stray"}, false, "a blank ArgsUsage is none"},
+		{"SPEC", []string{"a"}, true, "one"},
+		{"SPEC", []string{"a", "b"}, false, "one too many"},
+		{"BASE NEW", []string{"a", "b"}, true, "two"},
+		{"[PROMPT] (or --prompt; - reads standard input)", []string{"a", "b"}, false, "the parenthesis is prose"},
+		{"RUN_DIR...", []string{"a", "b", "c"}, true, "any number"},
+	}
+	for _, c := range cases {
+		cmd := &cli.Command{Name: "cmd", ArgsUsage: c.usage, Action: func(*cli.Context) error { return nil }}
+		CheckArity(cmd)
+		a := &cli.App{Name: "t", Commands: []*cli.Command{cmd}, ExitErrHandler: func(*cli.Context, error) {}, Writer: &bytes.Buffer{}, ErrWriter: &bytes.Buffer{}}
+		err := a.Run(append([]string{"t", "cmd"}, c.args...))
+		if (err == nil) != c.ok || (err != nil && !isUsage(err)) {
+			t.Errorf("%s: usage %q args %q: err %v", c.why, c.usage, c.args, err)
+		}
+	}
+}
