@@ -90,6 +90,15 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 	mc := *first
 	prov := *first.Provenance
 	prov.Shard = ""
+	// The planned questions are the shards' together.
+	if first.Provenance.Questions != nil {
+		prov.Questions = map[string]int{}
+		for _, s := range shards {
+			for d, n := range s.cfg.Provenance.Questions {
+				prov.Questions[d] += n
+			}
+		}
+	}
 	mc.Provenance = &prov
 	var cbuf bytes.Buffer
 	cbuf.WriteString("# The resolved config of this run (ragbench run runs it again); provenance is not part of the config hash.\n")

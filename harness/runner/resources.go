@@ -586,6 +586,9 @@ type Provenance struct {
 	Shard    string            `yaml:"shard,omitempty" json:"shard,omitempty"`
 	Datasets map[string]string `yaml:"datasets" json:"datasets"`
 	Indexes  []IndexNeed       `yaml:"indexes,omitempty" json:"indexes,omitempty"`
+	// Questions are the planned questions of each dataset (after limit and shard): a cell with
+	// fewer records did not finish (reports flag it as n of planned).
+	Questions map[string]int `yaml:"questions,omitempty" json:"questions,omitempty"`
 }
 
 // prebuilt identifies the prebuilt indexes a config names (retrieval.dir, ngram.index) by the SHA-256

@@ -167,7 +167,10 @@ func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*Index
 	if err != nil {
 		return err
 	}
-	prov := &Provenance{Version: o.Version, GitCommit: o.GitCommit, ConfigHash: hash, Datasets: sums}
+	prov := &Provenance{Version: o.Version, GitCommit: o.GitCommit, ConfigHash: hash, Datasets: sums, Questions: map[string]int{}}
+	for _, d := range p.Datasets {
+		prov.Questions[d.Name] = len(d.Examples)
+	}
 	if o.Shards > 1 {
 		prov.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/methods"
 )
@@ -159,6 +161,17 @@ func TestShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFiles(t, runFiles(t, whole, false), runFiles(t, merged, false), "merged shards")
+	// Each config.yaml plans its own questions; the merged run plans the whole run's.
+	for dir, want := range map[string]int{whole: 25, dirs[0]: 13, dirs[1]: 12, merged: 25} {
+		b, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+		var rc Config
+		if err := yaml.Unmarshal(b, &rc); err != nil || rc.Provenance == nil {
+			t.Fatalf("%s/config.yaml: %v", dir, err)
+		}
+		if got := rc.Provenance.Questions["2wikimultihopqa"]; got != want {
+			t.Errorf("%s: provenance plans %d questions, want %d", dir, got, want)
+		}
+	}
 
 	if _, err := Merge(filepath.Join(base, "m2"), dirs[:1]); err == nil || !strings.Contains(err.Error(), "have 1 of 2") {
 		t.Errorf("merge of one shard of two: %v, want a missing-shard error", err)
