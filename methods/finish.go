@@ -23,6 +23,14 @@ type FinishOptions struct {
 	MaxTokens int `json:"answer_completion_max_tokens"`
 	// Shots is the number of exemplars in the completion prompt (negative: the authors' count).
 	Shots int `json:"-"`
+	// Endpoint is the completion call's endpoint (empty: llm.Completions). With llm.Responses the
+	// call is sent as the QuCo-RAG authors' API client sends it: the prompt as input, ServerSampling
+	// and Unbounded as set by the method.
+	Endpoint llm.Endpoint `json:"-"`
+	// ServerSampling leaves sampling to the server (Responses only; see llm.Request).
+	ServerSampling bool `json:"-"`
+	// Unbounded sends no length bound (the authors' API client drops max_length).
+	Unbounded bool `json:"-"`
 }
 
 // DefaultFinish is the QuCo-RAG evaluation's setting: completion on, 128 tokens, the authors' shots.
@@ -67,7 +75,14 @@ func Finish(ctx context.Context, env Env, dataset, question, text string, o Fini
 	b.WriteString(env.Prompts.Case(set, question))
 	b.WriteString(" ")
 	b.WriteString(final)
-	resp, err := env.Generator.Generate(AnswerCall(ctx), llm.Request{Endpoint: llm.Completions, Prompt: b.String(), MaxTokens: o.MaxTokens})
+	req := llm.Request{Endpoint: llm.Completions, Prompt: b.String(), MaxTokens: o.MaxTokens}
+	if o.Endpoint == llm.Responses {
+		req.Endpoint, req.ServerSampling = llm.Responses, o.ServerSampling
+	}
+	if o.Unbounded {
+		req.MaxTokens = 0
+	}
+	resp, err := env.Generator.Generate(AnswerCall(ctx), req)
 	if err != nil {
 		return final, rule.Extract(final), fmt.Errorf("answer completion: %w", err)
 	}

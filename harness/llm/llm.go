@@ -14,6 +14,9 @@ const (
 	Completions Endpoint = "completions"
 	// Chat is /v1/chat/completions.
 	Chat Endpoint = "chat"
+	// Responses is OpenAI's /v1/responses with the prompt as its input string (the QuCo-RAG authors'
+	// API client; the only endpoint with the hosted web search tool).
+	Responses Endpoint = "responses"
 )
 
 // Message is one chat message.
@@ -38,6 +41,12 @@ type Request struct {
 	Logprobs int `json:"logprobs,omitempty"`
 	// Replicate distinguishes repeated samples of the same request in the cache.
 	Replicate int `json:"replicate,omitempty"`
+	// WebSearch switches on the hosted web search tool (Responses only: tools [{"type":
+	// "web_search"}]).
+	WebSearch bool `json:"web_search,omitempty"`
+	// ServerSampling sends no temperature and no top_p, leaving sampling to the server's defaults
+	// (Responses only; the QuCo-RAG authors' API client sends neither).
+	ServerSampling bool `json:"server_sampling,omitempty"`
 }
 
 // TokenLogprob is one generated token with its log-probability and the top alternatives.
@@ -75,6 +84,8 @@ type Response struct {
 	Cached bool `json:"cached,omitempty"`
 	// Retries counts retried attempts.
 	Retries int `json:"retries,omitempty"`
+	// WebSearchCalls counts the web_search_call items of a Responses answer.
+	WebSearchCalls int `json:"web_search_calls,omitempty"`
 }
 
 // Generator generates text.

@@ -127,8 +127,18 @@ func (r Request) Validate() error {
 		if len(r.Messages) == 0 {
 			return errors.New("chat request has no messages")
 		}
+	case Responses:
+		if r.Prompt == "" {
+			return errors.New("responses request has an empty prompt (its input)")
+		}
+		if r.Logprobs != 0 || len(r.Stop) > 0 {
+			return errors.New("responses request: logprobs and stop are not supported on /v1/responses")
+		}
 	default:
-		return fmt.Errorf("unknown endpoint %q (want %q or %q)", r.Endpoint, Completions, Chat)
+		return fmt.Errorf("unknown endpoint %q (want %q, %q or %q)", r.Endpoint, Completions, Chat, Responses)
+	}
+	if r.Endpoint != Responses && (r.WebSearch || r.ServerSampling) {
+		return fmt.Errorf("%s request: web_search and server_sampling need the %q endpoint", r.Endpoint, Responses)
 	}
 	switch {
 	case r.MaxTokens < 0:
@@ -262,6 +272,8 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 			c.inject = append(c.inject, `"temperature":0`)
 		}
 		_, err = o.client.CreateChatCompletion(actx, cr)
+	case Responses:
+		_, err = o.client.CreateResponse(actx, responsesRequest(o.cfg.Model, req))
 	default:
 		cr := openai.CompletionRequest{
 			Model:       o.cfg.Model,
@@ -297,7 +309,11 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 		}
 		// Any other error after a 2xx answer: decodeResponse below says what is wrong with the body.
 	}
-	resp, reported, derr := decodeResponse(req.Endpoint, c.body)
+	decode := decodeResponse
+	if req.Endpoint == Responses {
+		decode = decodeResponses
+	}
+	resp, reported, derr := decode(req.Endpoint, c.body)
 	if derr != nil {
 		var me *MalformedError
 		if errors.As(derr, &me) {
