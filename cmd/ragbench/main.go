@@ -68,6 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ErrWriter:            stderr,
 		Commands:             cmds,
 		EnableBashCompletion: true,
+		// A repeatable flag's value is one value: --set methods.quco.sweep.tau_cooc=[1,5] and
+		// --stop "," must not be split at their commas.
+		DisableSliceFlagSeparator: true,
 		// Errors are printed once by main; keep urfave/cli from exiting the process.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, isSub bool) error {

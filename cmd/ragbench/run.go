@@ -46,6 +46,12 @@ func runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("run: want one CONFIG.yaml, got %d arguments", c.NArg())
 	}
+	if c.Int("limit") < 0 {
+		return usagef("run: --limit %d: want a number of questions (0 or no --limit: all)", c.Int("limit"))
+	}
+	if c.Int("shards") < 0 {
+		return usagef("run: --shards %d: want a shard count", c.Int("shards"))
+	}
 	cfg, err := runner.LoadLimited(c.Args().First(), c.StringSlice("set"), c.Int("limit"))
 	if err != nil {
 		return err

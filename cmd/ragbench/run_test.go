@@ -59,7 +59,29 @@ func TestRunCommand(t *testing.T) {
 	if _, _, code := runCLI(t, "run"); code != 2 {
 		t.Errorf("run without a config: code %d, want 2", code)
 	}
+	if _, stderr, code := runCLI(t, "run", cfg, "--limit", "-1", "--dry-run"); code != 2 || !strings.Contains(stderr, "--limit -1") {
+		t.Errorf("--limit -1: code %d, stderr %q; want a usage error (it ran everything)", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "run", cfg, "--shards", "3", "--dry-run"); code != 2 || !strings.Contains(stderr, "JOB_COMPLETION_INDEX") {
+		t.Errorf("--shards 3 without a job index: code %d, stderr %q; want a usage error (it ran everything)", code, stderr)
+	}
 	if _, _, code := runCLI(t, "run", cfg, "--shard", "3/2"); code != 2 {
 		t.Errorf("bad shard: code %d, want 2", code)
+	}
+}
+
+// TestRunSetKeepsCommas: a --set value is one YAML value, commas included (urfave/cli split
+// "models=[a,b]" into "models=[a" and "b]"), and an error in an override names the override.
+func TestRunSetKeepsCommas(t *testing.T) {
+	testenv.Data(t, "nq_open")
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte("name: cmdtest\ndatasets:\n  - {name: nq_open}\nmethods:\n  - {method: wo-rag}\nllm: {backend: offline}\n"), 0o644)
+	stdout, stderr, code := runCLI(t, "run", cfg, "--dry-run", "--limit", "4", "--set", "models=[a,b]")
+	if code != 0 || !strings.Contains(stdout, "question × cell pairs: 8") {
+		t.Errorf("--set models=[a,b]: code %d, stdout %s, stderr %s; want two model cells", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "run", cfg, "--dry-run", "--set", "concurrency=a,b")
+	if code != 1 || !strings.Contains(stderr, "--set concurrency=a,b: ") || strings.Contains(stderr, "want KEY=VALUE") || strings.Contains(stderr, "c.yaml") {
+		t.Errorf("--set concurrency=a,b: code %d, stderr %q; want the override named whole", code, stderr)
 	}
 }

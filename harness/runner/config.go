@@ -23,6 +23,10 @@ import (
 // batch full.
 const DefaultConcurrency = 32
 
+// MaxConcurrency bounds the questions in flight: each holds a worker and its question's memo, and no
+// server batches more (concurrency: 1000000 took 5 GB of memory and was no faster).
+const MaxConcurrency = 1024
+
 // Config is a run's YAML config. It is plain data with defaults (Defaults) and Validate; Load reads
 // it strictly (an unknown key is an error naming the key and line).
 type Config struct {
@@ -218,6 +222,8 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 1 {
 		bad("concurrency", "%d: want at least 1", c.Concurrency)
+	} else if c.Concurrency > MaxConcurrency {
+		bad("concurrency", "%d: want at most %d (each question in flight holds a worker and its memo; no server batches more)", c.Concurrency, MaxConcurrency)
 	}
 	if len(c.Datasets) == 0 {
 		bad("datasets", "no datasets")
@@ -347,9 +353,14 @@ type FieldError struct {
 	Line int
 	Path string
 	Msg  string
+	// Set is the --set override that gave the value, if one did.
+	Set string
 }
 
 func (e *FieldError) Error() string {
+	if e.Set != "" {
+		return "--set " + e.Set + ": " + e.Path + ": " + e.Msg
+	}
 	loc := e.Path
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Path)
@@ -369,43 +380,104 @@ func Load(path string, sets []string) (Config, error) {
 	return Parse(path, data, sets)
 }
 
-// Parse is Load from bytes; name is used in error messages.
+// Parse is Load from bytes; name is used in error messages. An error in an override names the
+// override (--set KEY=VALUE), not a line of the file.
 func Parse(name string, data []byte, sets []string) (Config, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := parseDoc(name, data)
+	if err != nil {
+		return Config{}, err
 	}
-	if len(root.Content) == 0 {
-		return Config{}, fmt.Errorf("%s: empty config", name)
-	}
-	doc := root.Content[0]
+	placed := map[*yaml.Node]string{}
 	for _, s := range sets {
-		if err := Set(doc, s); err != nil {
+		n, err := set(doc, s)
+		if err != nil {
 			return Config{}, fmt.Errorf("--set %s: %w", s, err)
 		}
+		placed[n] = s
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(doc); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", name, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if len(sets) > 0 {
-		// Decode the edited tree; line numbers of untouched keys are unchanged only when no --set
-		// was given, so decode errors then name the edited text's lines.
-		dec = yaml.NewDecoder(bytes.NewReader(buf.Bytes()))
-	}
-	dec.KnownFields(true)
 	var c Config
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("%s: %s", name, cleanYAMLError(err))
+	if len(sets) == 0 {
+		c, err = decodeFile(data)
+	} else {
+		c, err = decodeDoc(doc)
+	}
+	if err != nil {
+		if len(sets) > 0 {
+			return Config{}, blameSet(name, data, sets, err)
+		}
+		return Config{}, fmt.Errorf("%s: %s", name, err)
 	}
 	c = c.Defaults()
 	if err := c.Validate(); err != nil {
-		return Config{}, locate(name, doc, err)
+		return Config{}, locate(name, doc, placed, err)
 	}
 	return c, nil
 }
+
+func parseDoc(name string, data []byte) (*yaml.Node, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty config", name)
+	}
+	return root.Content[0], nil
+}
+
+// decodeDoc decodes a config tree strictly (an unknown key is an error). yaml.v3 offers KnownFields
+// only on a Decoder, so the tree is encoded and decoded; a type error is taken from decoding the tree
+// itself, whose line numbers are the file's where no override replaced them.
+func decodeDoc(doc *yaml.Node) (Config, error) {
+	var c Config
+	var buf bytes.Buffer
+	if err := yaml.NewEncoder(&buf).Encode(doc); err != nil {
+		return c, err
+	}
+	dec := yaml.NewDecoder(&buf)
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		if derr := doc.Decode(new(Config)); derr != nil {
+			err = derr
+		}
+		return c, errors.New(cleanYAMLError(err))
+	}
+	return c, nil
+}
+
+// decodeFile decodes the file's own bytes strictly, so that errors name the file's lines.
+func decodeFile(data []byte) (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return c, errors.New(cleanYAMLError(err))
+	}
+	return c, nil
+}
+
+// blameSet finds the first override that makes the config undecodable (the file alone decodes) and
+// names it; when the file alone does not decode either, the error is the file's.
+func blameSet(name string, data []byte, sets []string, err error) error {
+	doc, perr := parseDoc(name, data)
+	if perr != nil {
+		return perr
+	}
+	if _, ferr := decodeFile(data); ferr != nil {
+		return fmt.Errorf("%s: %s", name, ferr)
+	}
+	for _, s := range sets {
+		if _, serr := set(doc, s); serr != nil {
+			return fmt.Errorf("--set %s: %w", s, serr)
+		}
+		if _, derr := decodeDoc(doc); derr != nil {
+			return fmt.Errorf("--set %s: %s", s, lineRE.ReplaceAllString(derr.Error(), ""))
+		}
+	}
+	return fmt.Errorf("%s with the --set overrides: %s", name, err)
+}
+
+var lineRE = regexp.MustCompile(`line \d+: `)
 
 var fieldNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
@@ -416,14 +488,21 @@ func cleanYAMLError(err error) string {
 	return strings.ReplaceAll(msg, "\n  ", "; ")
 }
 
-// locate gives each FieldError of err its file and line.
-func locate(file string, doc *yaml.Node, err error) error {
+// locate gives each FieldError of err its file and line, or the override (placed: the nodes --set
+// put into the tree) its key lies in.
+func locate(file string, doc *yaml.Node, placed map[*yaml.Node]string, err error) error {
 	var errs []error
 	for _, e := range unjoin(err) {
 		var fe *FieldError
 		if errors.As(e, &fe) {
 			fe.File = file
-			if n := lookup(doc, fe.Path); n != nil {
+			chain := lookupChain(doc, fe.Path)
+			for _, n := range chain {
+				if s, ok := placed[n]; ok {
+					fe.Set = s
+				}
+			}
+			if n := chain[len(chain)-1]; fe.Set == "" {
 				fe.Line = n.Line
 			}
 		}
@@ -439,17 +518,20 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// lookup finds the node at a path such as methods[1].settings.tau; it returns the deepest node found.
-func lookup(n *yaml.Node, path string) *yaml.Node {
+// lookupChain returns the nodes on the path to a key such as methods[1].settings.tau, from the
+// document down to the deepest node found.
+func lookupChain(n *yaml.Node, path string) []*yaml.Node {
+	chain := []*yaml.Node{n}
 	cur := n
 	for _, part := range splitPath(path) {
 		next := child(cur, part)
 		if next == nil {
-			return cur
+			break
 		}
+		chain = append(chain, next)
 		cur = next
 	}
-	return cur
+	return chain
 }
 
 func splitPath(path string) []string {
@@ -491,13 +573,19 @@ func child(n *yaml.Node, key string) *yaml.Node {
 // ("llm.model=X", "datasets.0.limit=5", "methods.quco.settings.tau_cooc=[1,5,10]"). VALUE is YAML.
 // Missing mapping keys are created.
 func Set(doc *yaml.Node, kv string) error {
+	_, err := set(doc, kv)
+	return err
+}
+
+// set is Set returning the node it placed.
+func set(doc *yaml.Node, kv string) (*yaml.Node, error) {
 	key, val, ok := strings.Cut(kv, "=")
 	if !ok || key == "" {
-		return errors.New("want KEY=VALUE")
+		return nil, errors.New("want KEY=VALUE")
 	}
 	var v yaml.Node
 	if err := yaml.Unmarshal([]byte(val), &v); err != nil {
-		return fmt.Errorf("value: %w", err)
+		return nil, fmt.Errorf("value: %w", err)
 	}
 	value := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}
 	if len(v.Content) > 0 {
@@ -523,24 +611,24 @@ func Set(doc *yaml.Node, kv string) error {
 			}
 			if last {
 				cur.Content[found] = value
-				return nil
+				return value, nil
 			}
 			cur = cur.Content[found]
 		case yaml.SequenceNode:
 			next := child(cur, part)
 			if next == nil {
-				return fmt.Errorf("%s: no element %q", strings.Join(parts[:i], "."), part)
+				return nil, fmt.Errorf("%s: no element %q", strings.Join(parts[:i], "."), part)
 			}
 			if last {
 				*next = *value
-				return nil
+				return next, nil
 			}
 			cur = next
 		default:
-			return fmt.Errorf("%s is not a mapping or list", strings.Join(parts[:i], "."))
+			return nil, fmt.Errorf("%s is not a mapping or list", strings.Join(parts[:i], "."))
 		}
 	}
-	return nil
+	return nil, errors.New("empty key")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -55,8 +55,12 @@ func TestConfigErrors(t *testing.T) {
 		{"undefined corpus", strings.Replace(base, "{name: nq_open}", "{name: nq_open, corpus: nope}", 1), nil, "test.yaml:3: datasets[0].corpus", "a corpus must be defined"},
 		{"bad run name", strings.Replace(base, "name: x", "name: a/b", 1), nil, "test.yaml:1: name", "the name is a directory name"},
 		{"sweep and setting", strings.Replace(base, "{method: wo-rag}", "{method: wo-rag, settings: {shots: 1}, sweep: {shots: [1, 2]}}", 1), nil, "methods[0].sweep.shots: is also a fixed setting", "a key is fixed or swept, not both"},
+		{"concurrency without bound", base + "concurrency: 1000000\n", nil, "test.yaml:7: concurrency: 1000000: want at most 1024", "a million questions in flight took 5 GB and gains nothing"},
 		{"bad --set", base, []string{"llm"}, "want KEY=VALUE", "--set needs a value"},
 		{"--set unknown key", base, []string{"llm.modle=x"}, "unknown key modle", "--set keys are checked like the file's"},
+		{"--set type error names the override", base, []string{"llm.max_tokens=64", "concurrency=many"}, "--set concurrency=many: ", "a type error in an override is not blamed on a line of the file"},
+		{"--set invalid value names the override", base, []string{"concurrency=-2"}, "--set concurrency=-2: concurrency: -2: want at least 1", "Validate's error names the override, not line 1 of the file"},
+		{"--set invalid nested value", base, []string{"datasets.nq_open.limit=-1"}, "--set datasets.nq_open.limit=-1: datasets[0].limit", "an override inside a list entry"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +81,12 @@ func TestSet(t *testing.T) {
 	}
 	if c.Datasets[0].Limit != 3 || c.Datasets[1].Limit != 7 || c.LLM.MaxTokens != 64 || c.Concurrency != 4 || len(c.Methods[0].Sweep["tau_cooc"]) != 2 {
 		t.Fatalf("overrides not applied: %+v", c)
+	}
+	for _, set := range []string{"concurrency=1", "datasets.0.limit=2"} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(y, "{name: hotpotqa}", "{name: hotpotqa, limit: -3}", 1)), []string{set})
+		if err == nil || strings.Contains(err.Error(), "--set") || !strings.Contains(err.Error(), "t.yaml:4: datasets[1].limit") {
+			t.Errorf("an error of the file's own (limit: -3 on line 4) with --set %s: %v; want it blamed on the file's line", set, err)
+		}
 	}
 }
 
@@ -105,6 +115,9 @@ func TestParseShard(t *testing.T) {
 		{"k8s", "", 3, env("JOB_COMPLETION_INDEX", "1"), 1, 3, false},
 		{"k8s env count", "", 0, env("JOB_COMPLETION_INDEX", "2", "RAGBENCH_SHARDS", "3"), 2, 3, false},
 		{"k8s without count", "", 0, env("JOB_COMPLETION_INDEX", "1"), 0, 0, true},
+		{"--shards without a job index", "", 3, env(), 0, 0, true},
+		{"--shards disagreeing with --shard", "1/2", 3, env(), 0, 0, true},
+		{"--shards agreeing with --shard", "1/3", 3, env(), 1, 3, false},
 	}
 	for _, tc := range cases {
 		k, n, err := ParseShard(tc.spec, tc.count, tc.env)

@@ -379,6 +379,18 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	type item struct{ d, e int }
+	// The questions some cell has not recorded; no more workers than these are started.
+	var todo []item
+	for di, d := range r.plan.Datasets {
+		for ei, ex := range d.Examples {
+			for _, cr := range cells[di] {
+				if !cr.done[ex.ID] {
+					todo = append(todo, item{di, ei})
+					break
+				}
+			}
+		}
+	}
 	work := make(chan item)
 	var wg sync.WaitGroup
 	var firstErr error
@@ -389,7 +401,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	prog := newProgress(r.o, order)
 	prog.start()
 	var doneN, errN atomic.Int64
-	for w := 0; w < r.plan.Config.Concurrency; w++ {
+	for w := 0; w < min(r.plan.Config.Concurrency, len(todo)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -423,23 +435,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}()
 	}
 feed:
-	for di, d := range r.plan.Datasets {
-		for ei, ex := range d.Examples {
-			need := false
-			for _, cr := range cells[di] {
-				if !cr.done[ex.ID] {
-					need = true
-					break
-				}
-			}
-			if !need {
-				continue
-			}
-			select {
-			case work <- item{di, ei}:
-			case <-ctx.Done():
-				break feed
-			}
+	for _, it := range todo {
+		select {
+		case work <- it:
+		case <-ctx.Done():
+			break feed
 		}
 	}
 	close(work)

@@ -9,7 +9,8 @@ import (
 // ParseShard reads the shard to run: spec "K/N" (0-based K) when given; else the batch system's
 // array index: Slurm's SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (the task id is taken relative
 // to SLURM_ARRAY_TASK_MIN when set), or a Kubernetes indexed Job's JOB_COMPLETION_INDEX with count
-// (the --shards flag) or $RAGBENCH_SHARDS. It returns 0, 1 for an unsharded run.
+// (the --shards flag) or $RAGBENCH_SHARDS. It returns 0, 1 for an unsharded run; a count without an
+// index is an error (it would silently run everything).
 func ParseShard(spec string, count int, getenv func(string) string) (k, n int, err error) {
 	if spec != "" {
 		ks, ns, ok := strings.Cut(spec, "/")
@@ -20,6 +21,9 @@ func ParseShard(spec string, count int, getenv func(string) string) (k, n int, e
 		n, err2 := strconv.Atoi(ns)
 		if err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
 			return 0, 0, fmt.Errorf("shard %q: want K/N with 0 <= K < N", spec)
+		}
+		if count > 0 && count != n {
+			return 0, 0, fmt.Errorf("--shard %s and --shards %d disagree on the shard count", spec, count)
 		}
 		return k, n, nil
 	}
@@ -63,6 +67,9 @@ func ParseShard(spec string, count int, getenv func(string) string) (k, n int, e
 			return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX=%d: want 0 <= index < %d", k, n)
 		}
 		return k, n, nil
+	}
+	if count > 0 {
+		return 0, 0, fmt.Errorf("--shards %d names the shard count but not this shard: JOB_COMPLETION_INDEX (a Kubernetes indexed Job) is not set; give --shard K/%d to run shard K by hand", count, count)
 	}
 	return 0, 1, nil
 }
