@@ -14,7 +14,7 @@ func init() {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "bench",
-				Usage: "time batched exact search (gonum Sgemm) against a naive loop on random unit vectors",
+				Usage: "time batched exact search against numpy (OpenBLAS) and a naive loop on random unit vectors",
 				Flags: []cli.Flag{
 					&cli.IntFlag{Name: "n", Value: 200000, Usage: "indexed vectors"},
 					&cli.IntFlag{Name: "dim", Value: 768, Usage: "dimension"},
@@ -22,16 +22,18 @@ func init() {
 					&cli.IntFlag{Name: "batch", Value: 256, Usage: "queries per Sgemm batch"},
 					&cli.IntFlag{Name: "k", Value: 10, Usage: "top k"},
 					&cli.IntFlag{Name: "naive", Value: 16, Usage: "queries through the naive loop (the peer)"},
+					&cli.IntFlag{Name: "rounds", Value: 3, Usage: "rounds, each timing ours and then numpy on the same queries; medians are reported"},
+					&cli.StringFlag{Name: "numpy", Value: "/usr/bin/python3", Usage: "Python interpreter with numpy for the peer (Debian: python3-numpy); empty: no numpy peer"},
 					&cli.StringFlag{Name: "dir", Usage: "build the index here (default: a temporary directory, removed afterwards)"},
 				},
 				Action: func(c *cli.Context) error {
-					for _, name := range []string{"n", "dim", "queries", "batch", "k", "naive"} {
+					for _, name := range []string{"n", "dim", "queries", "batch", "k", "naive", "rounds"} {
 						if c.Int(name) <= 0 {
 							return usagef("dense bench: --%s must be positive", name)
 						}
 					}
 					r, err := dense.Bench(c.Context, dense.BenchConfig{N: c.Int("n"), Dim: c.Int("dim"), Queries: c.Int("queries"),
-						Batch: c.Int("batch"), K: c.Int("k"), Naive: c.Int("naive"), Dir: c.String("dir")}, c.App.ErrWriter)
+						Batch: c.Int("batch"), K: c.Int("k"), Naive: c.Int("naive"), Rounds: c.Int("rounds"), Python: c.String("numpy"), Dir: c.String("dir")}, c.App.ErrWriter)
 					if err != nil {
 						return err
 					}

@@ -2,10 +2,13 @@ package dense
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -25,16 +28,21 @@ type BenchConfig struct {
 	Batch   int    // queries per SearchVectors call (default 256)
 	K       int    // top k (default 10)
 	Naive   int    // queries through the naive loop, the peer (default 16)
+	Rounds  int    // rounds, each timing our search and then the numpy peer on the same queries (default 3)
+	Python  string // Python interpreter with numpy for the peer; empty: no numpy peer
 	Dir     string // where to build the index (default a temporary directory, removed afterwards)
 	Seed    uint64
 }
 
 // BenchResult reports the measured figures. GFLOP/s counts 2·N·Dim floating-point operations per query.
+// Timed figures are medians over the rounds.
 type BenchResult struct {
-	N, Dim, Queries, Batch, K, Naive int
-	BuildSeconds                     float64
-	SgemmSeconds, SgemmGFLOPS        float64
-	SgemmQPS                         float64
+	N, Dim, Queries, Batch, K, Naive, Rounds int
+	BLAS                                     string // the Sgemm our search ran on (see BLAS)
+	LoadBefore, LoadAfter                    string // /proc/loadavg when the timing started and ended
+	BuildSeconds                             float64
+	SgemmSeconds, SgemmGFLOPS                float64
+	SgemmQPS                                 float64
 	// SgemmCPUGFLOP is GFLOP per CPU-second (user+system time of the process): what the code does per
 	// core, less sensitive than wall-clock GFLOP/s to other processes on a shared machine.
 	SgemmCPUGFLOP, NaiveCPUGFLOP float64
@@ -46,19 +54,101 @@ type BenchResult struct {
 	NaiveSeconds, NaiveGFLOPS float64
 	NaiveQPS                  float64
 	Agree                     bool // the naive loop found the same top-k rows for its queries
+
+	// The numpy peer, run after ours in every round (NumpyErr says why it did not run).
+	Numpy                                *NumpyResult // the last round's run (library, kernel, threads)
+	NumpyErr                             string
+	NumpySearchSeconds, NumpyMatmulSecs  float64 // medians over rounds of the whole run's seconds
+	NumpySearchGFLOPS, NumpyMatmulGFLOPS float64
+	NumpyAgree                           bool // numpy found the same top-k rows for the checked queries
+	RoundSeconds, NumpyRoundSeconds      []float64
 }
 
 // String formats the result as a small report.
 func (r BenchResult) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "dense exact search, %d × %d float32, k=%d, GOMAXPROCS=%d\n", r.N, r.Dim, r.K, r.Threads)
+	fmt.Fprintf(&b, "dense exact search, %d × %d float32, k=%d, GOMAXPROCS=%d, %d rounds (medians)\n", r.N, r.Dim, r.K, r.Threads, r.Rounds)
+	fmt.Fprintf(&b, "  ours: %s\n", r.BLAS)
+	fmt.Fprintf(&b, "  load average: %s at start, %s at end\n", r.LoadBefore, r.LoadAfter)
 	fmt.Fprintf(&b, "  build (random vectors, write, checksum, open): %.1fs\n", r.BuildSeconds)
 	fmt.Fprintf(&b, "  batched Sgemm: %d queries in batches of %d: %.2fs, %.1f GFLOP/s wall (%.1f GFLOP per CPU-second), %.0f queries/s, batch p50 %v p99 %v\n",
 		r.Queries, r.Batch, r.SgemmSeconds, r.SgemmGFLOPS, r.SgemmCPUGFLOP, r.SgemmQPS, r.BatchP50.Round(time.Millisecond), r.BatchP99.Round(time.Millisecond))
 	fmt.Fprintf(&b, "  fastest batch: %.1f GFLOP/s\n", r.BestBatchGFLOPS)
+	if r.Numpy != nil {
+		n := r.Numpy
+		fmt.Fprintf(&b, "  numpy %s peer: %s, kernel %s, %d threads (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset)\n", n.Numpy, n.Config, n.Kernel, n.Threads)
+		fmt.Fprintf(&b, "  numpy search (matmul + argpartition + sort): %.2fs, %.1f GFLOP/s wall, %.0f queries/s; matmul alone %.2fs, %.1f GFLOP/s\n",
+			r.NumpySearchSeconds, r.NumpySearchGFLOPS, float64(r.Queries)/r.NumpySearchSeconds, r.NumpyMatmulSecs, r.NumpyMatmulGFLOPS)
+		fmt.Fprintf(&b, "  ours ÷ numpy: %.2f× its search, %.2f× its matmul alone; same top-%d rows as numpy: %v\n",
+			r.SgemmGFLOPS/r.NumpySearchGFLOPS, r.SgemmGFLOPS/r.NumpyMatmulGFLOPS, r.K, r.NumpyAgree)
+		fmt.Fprintf(&b, "  per round, ours / numpy search seconds: %s\n", pairs(r.RoundSeconds, r.NumpyRoundSeconds))
+	} else if r.NumpyErr != "" {
+		fmt.Fprintf(&b, "  numpy peer: not run: %s\n", r.NumpyErr)
+	}
 	fmt.Fprintf(&b, "  naive loop (peer): %d queries: %.2fs, %.2f GFLOP/s wall (%.2f GFLOP per CPU-second), %.1f queries/s\n", r.Naive, r.NaiveSeconds, r.NaiveGFLOPS, r.NaiveCPUGFLOP, r.NaiveQPS)
 	fmt.Fprintf(&b, "  speed-up %.1f×; same top-%d rows as the naive loop: %v\n", r.SgemmGFLOPS/max(r.NaiveGFLOPS, 1e-9), r.K, r.Agree)
 	return b.String()
+}
+
+func pairs(a, b []float64) string {
+	var s []string
+	for i := range a {
+		if i < len(b) {
+			s = append(s, fmt.Sprintf("%.2f/%.2f", a[i], b[i]))
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	y := append([]float64(nil), x...)
+	sort.Float64s(y)
+	if len(y)%2 == 1 {
+		return y[len(y)/2]
+	}
+	return (y[len(y)/2-1] + y[len(y)/2]) / 2
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// sameTop reports whether b has the same top-k rows as a, allowing one swapped near-tie at the k-th
+// place (float32 sums in a different order), but requiring the same first row.
+func sameTop(a, b []int) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return len(a) == len(b)
+	}
+	in := map[int]bool{}
+	for _, r := range a {
+		in[r] = true
+	}
+	n := 0
+	for _, r := range b {
+		if in[r] {
+			n++
+		}
+	}
+	return n >= len(a)-1 && a[0] == b[0]
+}
+
+func rows(rs []Result) []int {
+	out := make([]int, len(rs))
+	for i, r := range rs {
+		out[i] = r.Row
+	}
+	return out
 }
 
 // seededEmbedder returns a reproducible Gaussian vector for the text "r<row>".
@@ -93,7 +183,8 @@ func (r *rowReader) Next() (corpus.Document, error) {
 }
 func (r *rowReader) Close() error { return nil }
 
-// Bench builds an index of random unit vectors and times batched exact search against the naive loop.
+// Bench builds an index of random unit vectors and times batched exact search, in alternating rounds
+// with the numpy peer, and then the naive loop.
 func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResult, error) {
 	if cfg.N <= 0 {
 		cfg.N = 200000
@@ -113,6 +204,9 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	if cfg.Naive <= 0 {
 		cfg.Naive = 16
 	}
+	if cfg.Rounds <= 0 {
+		cfg.Rounds = 3
+	}
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -125,7 +219,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	res := BenchResult{N: cfg.N, Dim: cfg.Dim, Queries: cfg.Queries, Batch: cfg.Batch, K: cfg.K, Naive: cfg.Naive}
+	res := BenchResult{N: cfg.N, Dim: cfg.Dim, Queries: cfg.Queries, Batch: cfg.Batch, K: cfg.K, Naive: cfg.Naive, Rounds: cfg.Rounds, BLAS: BLAS()}
 	emb := seededEmbedder{dim: cfg.Dim, seed: cfg.Seed + 1}
 	start := time.Now()
 	if err := BuildWith(ctx, &rowReader{n: cfg.N}, emb, dir, progress, BuildOptions{BatchSize: 1024, ProgressEvery: 50000}); err != nil {
@@ -137,46 +231,86 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	}
 	defer ix.Close()
 	res.BuildSeconds = time.Since(start).Seconds()
-	rng := rand.New(rand.NewPCG(cfg.Seed+7, 3))
-	qs := make([][]float32, cfg.Queries)
-	for i := range qs {
-		qs[i] = make([]float32, cfg.Dim)
-		for j := range qs[i] {
-			qs[i][j] = float32(rng.NormFloat64())
-		}
+	qs := benchQueries(cfg.Seed, cfg.Queries, cfg.Dim)
+	qfile := filepath.Join(dir, "bench-queries.f32")
+	if err := writeF32(qfile, qs); err != nil {
+		return res, err
 	}
+	defer os.Remove(qfile)
 	flopsPerQuery := 2 * float64(cfg.N) * float64(cfg.Dim)
 	// Warm the page cache and the code paths.
 	if _, err := ix.SearchVectors(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(progress, "dense bench: searching %d queries in batches of %d\n", cfg.Queries, cfg.Batch)
-	var lat []time.Duration
-	var got [][]Result
+	var (
+		lat            []time.Duration
+		got            [][]Result
+		cpu, mm, nsrch []float64
+	)
 	res.Threads = runtime.GOMAXPROCS(0)
-	cpu0 := rusage.CPUSeconds()
-	start = time.Now()
-	for s := 0; s < len(qs); s += cfg.Batch {
-		t := time.Now()
-		r, err := ix.SearchVectors(ctx, qs[s:min(s+cfg.Batch, len(qs))], cfg.K)
-		if err != nil {
-			return res, err
+	res.LoadBefore = loadAvg()
+	for round := 0; round < cfg.Rounds; round++ {
+		fmt.Fprintf(progress, "dense bench: round %d/%d: %d queries in batches of %d\n", round+1, cfg.Rounds, cfg.Queries, cfg.Batch)
+		got = got[:0]
+		cpu0 := rusage.CPUSeconds()
+		start = time.Now()
+		for s := 0; s < len(qs); s += cfg.Batch {
+			t := time.Now()
+			r, err := ix.SearchVectors(ctx, qs[s:min(s+cfg.Batch, len(qs))], cfg.K)
+			if err != nil {
+				return res, err
+			}
+			lat = append(lat, time.Since(t))
+			got = append(got, r...)
 		}
-		lat = append(lat, time.Since(t))
-		got = append(got, r...)
+		res.RoundSeconds = append(res.RoundSeconds, time.Since(start).Seconds())
+		cpu = append(cpu, rusage.CPUSeconds()-cpu0)
+		if cfg.Python == "" || res.NumpyErr != "" {
+			continue
+		}
+		fmt.Fprintf(progress, "dense bench: round %d/%d: numpy peer\n", round+1, cfg.Rounds)
+		nr, err := runNumpy(ctx, cfg.Python, filepath.Join(dir, vectorsFile), qfile, cfg.N, cfg.Dim, cfg.Queries, cfg.Batch, cfg.K, cfg.Naive)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			res.NumpyErr = err.Error()
+			continue
+		}
+		res.Numpy = &nr
+		var a, b float64
+		for i := range nr.MatmulSeconds {
+			a += nr.MatmulSeconds[i]
+			b += nr.SearchSeconds[i]
+		}
+		mm = append(mm, a)
+		nsrch = append(nsrch, b)
+		res.NumpyRoundSeconds = append(res.NumpyRoundSeconds, b)
 	}
-	res.SgemmSeconds = time.Since(start).Seconds()
+	res.LoadAfter = loadAvg()
+	res.SgemmSeconds = median(res.RoundSeconds)
 	res.SgemmGFLOPS = flopsPerQuery * float64(cfg.Queries) / res.SgemmSeconds / 1e9
 	res.SgemmQPS = float64(cfg.Queries) / res.SgemmSeconds
-	if c := rusage.CPUSeconds() - cpu0; c > 0 {
+	if c := median(cpu); c > 0 {
 		res.SgemmCPUGFLOP = flopsPerQuery * float64(cfg.Queries) / c / 1e9
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	res.BestBatchGFLOPS = flopsPerQuery * float64(min(cfg.Batch, cfg.Queries)) / lat[0].Seconds() / 1e9
 	res.BatchP50 = lat[len(lat)/2]
 	res.BatchP99 = lat[min(len(lat)-1, len(lat)*99/100)]
+	if res.Numpy != nil {
+		res.NumpySearchSeconds, res.NumpyMatmulSecs = median(nsrch), median(mm)
+		res.NumpySearchGFLOPS = flopsPerQuery * float64(cfg.Queries) / res.NumpySearchSeconds / 1e9
+		res.NumpyMatmulGFLOPS = flopsPerQuery * float64(cfg.Queries) / res.NumpyMatmulSecs / 1e9
+		res.NumpyAgree = len(res.Numpy.Top) > 0
+		for i, top := range res.Numpy.Top {
+			if !sameTop(top, rows(got[i])) {
+				res.NumpyAgree = false
+			}
+		}
+	}
 	fmt.Fprintf(progress, "dense bench: naive loop over %d queries\n", cfg.Naive)
-	cpu0 = rusage.CPUSeconds()
+	cpu0 := rusage.CPUSeconds()
 	start = time.Now()
 	naive, err := ix.SearchNaive(qs[:min(cfg.Naive, len(qs))], cfg.K)
 	if err != nil {
@@ -190,19 +324,33 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	}
 	res.Agree = true
 	for i := range naive {
-		a, b := map[int]bool{}, 0
-		for _, r := range naive[i] {
-			a[r.Row] = true
-		}
-		for _, r := range got[i] {
-			if a[r.Row] {
-				b++
-			}
-		}
-		// Float32 sums in a different order may swap a near-tie at the k-th place; anything more is a bug.
-		if b < len(naive[i])-1 || got[i][0].Row != naive[i][0].Row {
+		if !sameTop(rows(naive[i]), rows(got[i])) {
 			res.Agree = false
 		}
 	}
 	return res, nil
+}
+
+// benchQueries returns reproducible Gaussian (unnormalised) queries.
+func benchQueries(seed uint64, n, dim int) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed+7, 3))
+	qs := make([][]float32, n)
+	for i := range qs {
+		qs[i] = make([]float32, dim)
+		for j := range qs[i] {
+			qs[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	return qs
+}
+
+// writeF32 writes vectors as little-endian float32 rows.
+func writeF32(path string, vs [][]float32) error {
+	var buf []byte
+	for _, v := range vs {
+		for _, x := range v {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+		}
+	}
+	return os.WriteFile(path, buf, 0o644)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -301,30 +302,65 @@ func (ix *Index) SearchVectors(ctx context.Context, queries [][]float32, k int) 
 	return out, nil
 }
 
-// scan scores nq normalised queries (row-major in q) against all vectors in blocks through Sgemm.
+// scan scores nq normalised queries (row-major in q) against all vectors. The rows are split into one
+// contiguous range per GOMAXPROCS; each range is scanned in blocks of maxRows rows, one Sgemm per block
+// followed by the block's top-k selection, so that selection overlaps the other ranges' Sgemm. The
+// per-range top k lists are then merged.
 func (ix *Index) scan(ctx context.Context, q []float32, nq, k int) ([]*topK, error) {
-	dim, n := ix.meta.Dim, ix.meta.Count
-	rows := ix.maxRows
-	if rows > n {
-		rows = n
+	n := ix.meta.Count
+	parts := scanParallelism()
+	if min := 4 * ix.maxRows; n < parts*min {
+		parts = max(1, n/min)
 	}
+	partial := make([][]*topK, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := n*p/parts, n*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			partial[p], errs[p] = ix.scanRange(ctx, q, nq, k, lo, hi)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	tops := partial[0]
+	for _, more := range partial[1:] {
+		for i, t := range more {
+			for _, r := range t.h {
+				tops[i].push(r)
+			}
+		}
+	}
+	return tops, nil
+}
+
+// scanRange scores the queries against rows [lo, hi) in blocks of maxRows rows through Sgemm.
+func (ix *Index) scanRange(ctx context.Context, q []float32, nq, k, lo, hi int) ([]*topK, error) {
+	dim := ix.meta.Dim
+	rows := min(ix.maxRows, hi-lo)
 	scores := make([]float32, nq*rows)
 	tops := make([]*topK, nq)
 	for i := range tops {
 		tops[i] = newTopK(k)
 	}
 	Q := blas32.General{Rows: nq, Cols: dim, Stride: dim, Data: q}
-	for lo := 0; lo < n; lo += rows {
+	for b := lo; b < hi; b += rows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		hi := min(lo+rows, n)
-		m := hi - lo
-		V := blas32.General{Rows: m, Cols: dim, Stride: dim, Data: ix.vecs[lo*dim : hi*dim]}
+		e := min(b+rows, hi)
+		m := e - b
+		V := blas32.General{Rows: m, Cols: dim, Stride: dim, Data: ix.vecs[b*dim : e*dim]}
 		S := blas32.General{Rows: nq, Cols: m, Stride: m, Data: scores[:nq*m]}
 		blas32.Gemm(blas.NoTrans, blas.Trans, 1, Q, V, 0, S)
 		for i, t := range tops {
-			t.pushRow(S.Data[i*m:(i+1)*m], lo)
+			t.pushRow(S.Data[i*m:(i+1)*m], b)
 		}
 	}
 	return tops, nil

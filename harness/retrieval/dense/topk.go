@@ -36,6 +36,20 @@ func (t *topK) pushRow(scores []float32, base int) {
 	}
 }
 
+// push offers one result, in any row order.
+func (t *topK) push(r Result) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, r)
+		t.up(len(t.h) - 1)
+		return
+	}
+	if !worse(t.h[0], r) {
+		return
+	}
+	t.h[0] = r
+	t.down(0)
+}
+
 func (t *topK) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
