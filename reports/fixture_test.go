@@ -23,6 +23,14 @@ var fixtureSpecs = map[string]reportstest.Spec{
 		Questions: 20,
 		Seed:      1,
 		Skill:     map[string]float64{"wo-rag": 0.15, "sr-rag": 0.25, "quco": 0.35, "quco[window=50]": 0.4, "quco[window=1000]": 0.3},
+		Model:     "allenai/OLMo-2-1124-7B-Instruct",
+		Methods: []reportstest.Method{
+			{Method: "wo-rag", Paper: table1And8("Wo-RAG", "2wikimultihopqa", "hotpotqa")},
+			{Method: "sr-rag", Paper: table1And8("SR-RAG", "2wikimultihopqa", "hotpotqa")},
+			{Method: "quco", Paper: append(table1And8("QuCo-RAG", "2wikimultihopqa", "hotpotqa"),
+				[4]string{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=50"},
+				[4]string{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=1000"})},
+		},
 	},
 	"olmo": {
 		Generator: "allenai/OLMo-2-1124-7B-Instruct at http://127.0.0.1:8000/v1",
@@ -31,7 +39,22 @@ var fixtureSpecs = map[string]reportstest.Spec{
 		Questions: 20,
 		Seed:      2,
 		Skill:     map[string]float64{"wo-rag": 0.2, "sr-rag": 0.25, "quco": 0.33},
+		Model:     "allenai/OLMo-2-1124-7B-Instruct",
+		Methods: []reportstest.Method{
+			{Method: "wo-rag", Paper: table1And8("Wo-RAG", "2wikimultihopqa")},
+			{Method: "sr-rag", Paper: table1And8("SR-RAG", "2wikimultihopqa")},
+			{Method: "quco", Paper: table1And8("QuCo-RAG", "2wikimultihopqa")},
+		},
 	},
+}
+
+// table1And8 names a method's OLMo-2-7B rows of QuCo-RAG Tables 1 and 8 on the datasets.
+func table1And8(method string, datasets ...string) [][4]string {
+	var out [][4]string
+	for _, d := range datasets {
+		out = append(out, [4]string{"Table 1", "OLMo-2-7B", d, method}, [4]string{"Table 8 (efficiency)", "OLMo-2-7B", d, method})
+	}
+	return out
 }
 
 // TestFixtureUpToDate checks that testdata/runs is what the fixture specs generate (-update rewrites it).

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/ragbench/ragbench/harness/runner"
 )
 
 // Reference holds published numbers (the shape of ../shared/reference/paper-tables.json).
@@ -149,30 +151,109 @@ func alnum(s string) string {
 	return b.String()
 }
 
-func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+// paperModels are the papers' model names with the model ids that are the same model (a server's
+// id, with or without the organisation). A generator is a paper's model only when its id is one of
+// these: models are matched by identity, never by shared words (meta-llama/Llama-3.1-8B-Instruct is
+// not the paper's Llama-3-8B, gpt-4.1-mini is not GPT-4.1).
+var paperModels = []struct {
+	Paper string
+	IDs   []string
+}{
+	{"OLMo-2-7B", []string{"allenai/OLMo-2-1124-7B-Instruct"}},
+	{"OLMo-2-13B", []string{"allenai/OLMo-2-1124-13B-Instruct"}},
+	{"OLMo-2-32B", []string{"allenai/OLMo-2-0325-32B-Instruct"}},
+	{"Qwen2.5-32B", []string{"Qwen/Qwen2.5-32B-Instruct"}},
+	{"Llama-3-8B", []string{"meta-llama/Meta-Llama-3-8B-Instruct"}},
+	{"Llama-3.2-3B", []string{"meta-llama/Llama-3.2-3B-Instruct"}},
+	{"GPT-4.1", []string{"gpt-4.1", "gpt-4.1-2025-04-14"}},
+	{"GPT-5-chat", []string{"gpt-5-chat-latest"}},
 }
 
-// SameModel reports whether a generator label names the paper's model: every word of the model's
-// name ("OLMo-2-7B": olmo, 2, 7b) is a word of the label ("allenai/OLMo-2-1124-7B-Instruct").
-func SameModel(generator, model string) bool {
-	if generator == OfflineReader {
-		return false
+// ModelIdentity is the canonical identity of a model id or generator label: the server part
+// dropped, lower case, and a paper's model name for the ids in the alias table (both
+// "allenai/OLMo-2-1124-7B-Instruct at http://..." and "OLMo-2-7B" are "olmo-2-7b"). The offline
+// reader has its own identity, equal to no model's.
+func ModelIdentity(s string) string {
+	s = strings.TrimSpace(ShortGenerator(s))
+	if s == OfflineReader {
+		return OfflineReader
 	}
-	have := map[string]bool{}
-	for _, t := range tokens(generator) {
-		have[t] = true
-	}
-	mt := tokens(model)
-	if len(mt) == 0 {
-		return false
-	}
-	for _, t := range mt {
-		if !have[t] {
-			return false
+	low := strings.ToLower(s)
+	for _, m := range paperModels {
+		if low == strings.ToLower(m.Paper) {
+			return low
+		}
+		for _, id := range m.IDs {
+			id = strings.ToLower(id)
+			if low == id || (!strings.Contains(low, "/") && low == strings.ToLower(modelLabel(id))) {
+				return strings.ToLower(m.Paper)
+			}
 		}
 	}
-	return true
+	return low
+}
+
+// SameModel reports whether a generator label is the paper's model, by identity (ModelIdentity).
+// The offline reader is never a paper's model.
+func SameModel(generator, model string) bool {
+	if ShortGenerator(generator) == OfflineReader {
+		return false
+	}
+	return ModelIdentity(generator) == ModelIdentity(model)
+}
+
+// modelRank orders models as the published tables list them (their first row in the reference),
+// then the alias table's order; others come after.
+func (ref *Reference) modelRank(model string) int {
+	id := ModelIdentity(model)
+	if ref != nil {
+		seen := map[string]bool{}
+		n := 0
+		for _, r := range ref.Rows {
+			mid := ModelIdentity(r.Model)
+			if seen[mid] {
+				continue
+			}
+			seen[mid] = true
+			if mid == id {
+				return n
+			}
+			n++
+		}
+	}
+	for i, m := range paperModels {
+		if strings.ToLower(m.Paper) == id {
+			return 1000 + i
+		}
+	}
+	return 1 << 30
+}
+
+// lookup returns the published row a reference names: table, model, dataset and method exactly as
+// the reference spells them.
+func (ref *Reference) lookup(p runner.PaperRef) (PaperRow, bool) {
+	for _, r := range ref.Rows {
+		if r.Table == p.Table && r.Model == p.Model && r.Dataset == p.Dataset && r.Method == p.Method {
+			return r, true
+		}
+	}
+	return PaperRow{}, false
+}
+
+// value returns the row's number for our metric key, in our units (percent for scores).
+func (r PaperRow) value(metric string) (float64, bool) {
+	pk, ok := paperKey[metric]
+	if !ok {
+		return 0, false
+	}
+	v, ok := r.Metrics[pk]
+	if !ok {
+		return 0, false
+	}
+	if r.Paper == "UMG-RAG" && pk != "tok" && pk != "call" && pk != "ret" {
+		v *= 100
+	}
+	return v, true
 }
 
 // paperKey maps our metric key to the reference's.
@@ -181,93 +262,3 @@ var paperKey = map[string]string{
 	"answer_recall": "ar",
 }
 
-// paperSide is the paper comparison for one column group.
-type paperSide struct {
-	model string
-	// same: the generator is the paper's model; comparable: a difference may be shown (false for
-	// the offline reader).
-	same, comparable bool
-	rows             []PaperRow
-}
-
-// side chooses the paper rows of tables (matched by prefix) for a generator and dataset.
-func (ref *Reference) side(tables []string, generator, dataset, fallback string) (paperSide, bool) {
-	var rows []PaperRow
-	var models []string
-	seen := map[string]bool{}
-	for _, r := range ref.Rows {
-		if canonicalDataset(r.Dataset) != canonicalDataset(dataset) {
-			continue
-		}
-		for _, t := range tables {
-			if strings.HasPrefix(r.Table, t) {
-				rows = append(rows, r)
-				if !seen[r.Model] {
-					seen[r.Model] = true
-					models = append(models, r.Model)
-				}
-				break
-			}
-		}
-	}
-	if len(rows) == 0 {
-		return paperSide{}, false
-	}
-	s := paperSide{comparable: generator != OfflineReader}
-	for _, m := range models {
-		if SameModel(generator, m) {
-			s.model, s.same = m, true
-			break
-		}
-	}
-	if !s.same {
-		s.model = models[0]
-		if fallback != "" && seen[fallback] {
-			s.model = fallback
-		}
-	}
-	for _, r := range rows {
-		if r.Model == s.model {
-			s.rows = append(s.rows, r)
-		}
-	}
-	return s, true
-}
-
-// value returns the paper's number for a cell and metric, in our units (percent for scores).
-func (s paperSide) value(cell, metric string) (float64, bool) {
-	pk, ok := paperKey[metric]
-	if !ok {
-		return 0, false
-	}
-	for _, r := range s.rows {
-		if !SameMethod(cell, r.Method) {
-			continue
-		}
-		v, ok := r.Metrics[pk]
-		if !ok {
-			continue
-		}
-		if r.Paper == "UMG-RAG" && pk != "tok" && pk != "call" && pk != "ret" {
-			v *= 100
-		}
-		return v, true
-	}
-	return 0, false
-}
-
-// note says what the paper columns of a group are compared with.
-func (s paperSide) note(group, generator string) string {
-	src := ""
-	if len(s.rows) > 0 {
-		src = s.rows[0].Paper + " " + s.rows[0].Table
-	}
-	switch {
-	case !s.comparable:
-		return fmt.Sprintf("%s: the paper column is %s with %s; ours ran the %s, not that model, so no difference is computed (the numbers are not comparable).", group, src, s.model, OfflineReader)
-	case !s.same:
-		return fmt.Sprintf("%s: the paper column is %s with %s; ours ran %s, a different generator: Δ compares different models.", group, src, s.model, generator)
-	default:
-		return fmt.Sprintf("%s: the paper column is %s with %s, the same model as ours (%s).", group, src, s.model, generator)
-	}
-}

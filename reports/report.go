@@ -33,8 +33,14 @@ type Options struct {
 	RecordBudget int
 }
 
-// GroupKey is a column group of the grouped tables: one generator on one dataset.
-type GroupKey struct{ Generator, Dataset string }
+// GroupKey is one generator on one dataset: the generator label of the records, the model the cells
+// were planned with when the run sweeps models (the cell name's "@MODEL" part, "" otherwise), and
+// the dataset. The grouped tables stack one block of rows per (Generator, Model), in the papers'
+// model order, with one column group per dataset.
+type GroupKey struct{ Generator, Model, Dataset string }
+
+// block is the (generator, planned model) part of a group key.
+func (g GroupKey) block() GroupKey { return GroupKey{Generator: g.Generator, Model: g.Model} }
 
 // Report is the set of tables built from runs.
 type Report struct {
@@ -85,11 +91,34 @@ func ModelName(g string) string {
 	return g
 }
 
+// blockLabel names a block of rows: the generator's short name, and the planned model when the
+// generator is not it (the offline reader standing in for a model sweep's model).
+func blockLabel(g GroupKey) string {
+	name := ModelName(g.Generator)
+	if g.Model != "" && ModelIdentity(g.Model) != ModelIdentity(g.Generator) {
+		return name + " (planned: " + g.Model + ")"
+	}
+	return name
+}
+
 func groupLabel(g GroupKey, multiGen bool) string {
 	if multiGen {
-		return ModelName(g.Generator) + " · " + g.Dataset
+		return blockLabel(g) + " · " + g.Dataset
 	}
 	return g.Dataset
+}
+
+// datasetOrder is the papers' column order (canonical dataset names); others follow, sorted.
+var datasetOrder = []string{"2wikimultihopqa", "hotpotqa", "nq_open", "pubmedqa"}
+
+func datasetRank(d string) int {
+	c := canonicalDataset(d)
+	for i, o := range datasetOrder {
+		if c == o {
+			return i
+		}
+	}
+	return len(datasetOrder)
 }
 
 // Build loads nothing: it summarises runs already loaded and builds every table.
@@ -114,8 +143,8 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 	for _, run := range runs {
 		r.Warnings = append(r.Warnings, run.Warnings...)
 		for _, c := range run.Cells {
-			g := GroupKey{c.Generator, c.Dataset}
-			k := g.Generator + "\x00" + g.Dataset + "\x00" + c.Row
+			g := GroupKey{c.Generator, cellModel(c.Name), c.Dataset}
+			k := g.Generator + "\x00" + g.Model + "\x00" + g.Dataset + "\x00" + c.Row
 			if prev, dup := where[k]; dup {
 				return nil, fmt.Errorf("row %s on %s with %s comes twice (%s and %s/%s)", c.Row, c.Dataset, c.Generator, prev, run.Dir, c.Name)
 			}
@@ -131,11 +160,29 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 	}
 	sort.Slice(r.Groups, func(i, j int) bool {
 		a, b := r.Groups[i], r.Groups[j]
+		if ra, rb := r.blockRank(a), r.blockRank(b); ra != rb {
+			return ra < rb
+		}
 		if a.Generator != b.Generator {
 			return a.Generator < b.Generator
 		}
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		if da, db := datasetRank(a.Dataset), datasetRank(b.Dataset); da != db {
+			return da < db
+		}
 		return a.Dataset < b.Dataset
 	})
+	if opts.Paper != nil {
+		for _, c := range r.Cells {
+			for _, ref := range c.Paper {
+				if _, ok := opts.Paper.lookup(ref); !ok {
+					r.Warnings = append(r.Warnings, fmt.Sprintf("%s/%s names a published row that the reference does not hold: %s / %s / %s / %s", c.Dataset, c.Name, ref.Table, ref.Model, ref.Dataset, ref.Method))
+				}
+			}
+		}
+	}
 	for n := range rowSet {
 		r.rows = append(r.rows, n)
 	}
@@ -178,6 +225,19 @@ func Build(runs []*Run, opts Options) (*Report, error) {
 	return r, nil
 }
 
+// blockRank orders blocks by the papers' model order: the generator's model, or for the offline
+// reader the model it stands in for (then after the real model).
+func (r *Report) blockRank(g GroupKey) int {
+	m := g.Generator
+	off := 0
+	if ShortGenerator(g.Generator) == OfflineReader {
+		m, off = g.Model, 1
+	} else if g.Model != "" {
+		m = g.Model
+	}
+	return 2*r.opts.Paper.modelRank(m) + off
+}
+
 func sortRows(rows []string) {
 	rank := func(name string) int {
 		m, _ := ParseCell(name)
@@ -198,8 +258,10 @@ func sortRows(rows []string) {
 	})
 }
 
-// lessCell orders cell names by method, then the default cell (no settings) first, then settings
-// compared key by key, numbers by value ("window=50" before "window=1000").
+// lessCell orders cell names by method, then the default cell (no settings) first, then by which
+// settings vary (their sorted keys), then the settings' values key by key, numbers by value
+// ("window=50" before "window=1000"), then by name: a total order, so rows never change places
+// between two reports.
 func lessCell(a, b string) bool {
 	ma, sa := ParseCell(a)
 	mb, sb := ParseCell(b)
@@ -209,12 +271,11 @@ func lessCell(a, b string) bool {
 	if len(sa) != len(sb) {
 		return len(sa) < len(sb)
 	}
-	keys := make([]string, 0, len(sa))
-	for k := range sa {
-		keys = append(keys, k)
+	ka, kb := sortedKeys(sa), sortedKeys(sb)
+	if ja, jb := strings.Join(ka, ","), strings.Join(kb, ","); ja != jb {
+		return ja < jb
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range ka {
 		va, vb := sa[k], sb[k]
 		if va == vb {
 			continue
@@ -224,14 +285,26 @@ func lessCell(a, b string) bool {
 		if ea == nil && eb == nil && fa != fb {
 			return fa < fb
 		}
+		if (ea == nil) != (eb == nil) {
+			return ea == nil
+		}
 		return va < vb
 	}
 	return a < b
 }
 
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func (r *Report) multiGen() bool {
 	for _, g := range r.Groups {
-		if g.Generator != r.Groups[0].Generator {
+		if g.block() != r.Groups[0].block() {
 			return true
 		}
 	}
@@ -256,87 +329,243 @@ func (r *Report) baselineCell(g GroupKey) *Cell {
 	return nil
 }
 
-// grouped builds a table with one column group per group in groups and the metrics as columns.
-func (r *Report) grouped(id, title string, groups []GroupKey, rows []string, keys []string, paperTables []string) *Table {
-	t := &Table{ID: id, Title: title, Stub: "Method"}
-	multi := r.multiGen()
-	type colSpec struct {
-		g     GroupKey
-		key   string
-		kind  int // 0 ours, 1 paper, 2 delta
-		paper paperSide
+// paperRow returns the published row cell c reproduces in one of tables (prefixes of the
+// reference's table names), from the rows its config names (Cell.Paper): the one of the cell's
+// planned model, else of --paper-model, else the first named. comparable is true only when the
+// generator that answered is that very model (never for the offline reader).
+func (r *Report) paperRow(c *Cell, tables []string) (row PaperRow, comparable, ok bool) {
+	if r.opts.Paper == nil || c == nil {
+		return PaperRow{}, false, false
 	}
-	var cols []colSpec
-	for _, g := range groups {
-		label := groupLabel(g, multi)
-		var side paperSide
-		hasPaper := false
-		if r.opts.Paper != nil && len(paperTables) > 0 {
-			side, hasPaper = r.opts.Paper.side(paperTables, g.Generator, g.Dataset, r.opts.PaperModel)
-			if hasPaper {
-				t.Notes = append(t.Notes, side.note(label, g.Generator))
-			}
-		}
-		span := 0
-		for _, k := range keys {
-			m := Metrics[k]
-			cols = append(cols, colSpec{g: g, key: k})
-			t.Columns = append(t.Columns, Column{Key: k, Label: m.Label, Decimals: m.Decimals})
-			span++
-			if hasPaper {
-				if _, ok := paperKey[k]; ok {
-					cols = append(cols, colSpec{g: g, key: k, kind: 1, paper: side}, colSpec{g: g, key: k, kind: 2, paper: side})
-					t.Columns = append(t.Columns, Column{Key: k + "_paper", Label: m.Label + " paper", Decimals: m.Decimals},
-						Column{Key: k + "_delta", Label: "Δ " + m.Label, Decimals: m.Decimals})
-					span += 2
+	var cands []PaperRow
+	for _, ref := range c.Paper {
+		for _, t := range tables {
+			if strings.HasPrefix(ref.Table, t) {
+				if pr, found := r.opts.Paper.lookup(ref); found {
+					cands = append(cands, pr)
 				}
+				break
 			}
 		}
-		t.Groups = append(t.Groups, Group{Label: label, Span: span})
 	}
-	for _, name := range rows {
-		row := Row{Label: name}
-		any := false
-		for _, cs := range cols {
-			c := r.cell[cs.g][name]
-			var ours Value
-			var st Stat
-			ok := false
-			if c != nil {
-				st, ok = r.Summary.Get(c, cs.key)
-				ours = fromStat(st, ok)
-				any = any || ok
+	if len(cands) == 0 {
+		return PaperRow{}, false, false
+	}
+	row = cands[0]
+	planned := c.Model
+	if planned == "" {
+		planned = c.Generator
+	}
+	found := false
+	for _, pr := range cands {
+		if ModelIdentity(pr.Model) == ModelIdentity(planned) {
+			row, found = pr, true
+			break
+		}
+	}
+	if !found && r.opts.PaperModel != "" {
+		for _, pr := range cands {
+			if ModelIdentity(pr.Model) == ModelIdentity(r.opts.PaperModel) {
+				row = pr
+				break
 			}
-			switch cs.kind {
-			case 0:
-				if ok && slices.Contains(pKeys, cs.key) {
-					if b := r.baselineCell(cs.g); b != nil && b != c {
-						if p, ok := r.Summary.PValue(c, b, cs.key, r.opts.Rounds); ok {
-							ours.P = &p
-						}
+		}
+	}
+	return row, SameModel(c.Generator, row.Model), true
+}
+
+// paperNote says what a block's paper columns are and whether a difference is shown.
+func paperNote(block GroupKey, c *Cell, pr PaperRow, comparable bool) string {
+	src := pr.Paper + " " + pr.Table + ", " + pr.Model
+	switch {
+	case comparable:
+		return fmt.Sprintf("%s: the paper columns are %s, the same model as ours (%s): Δ = ours − paper.", blockLabel(block), src, ShortGenerator(c.Generator))
+	case ShortGenerator(c.Generator) == OfflineReader:
+		return fmt.Sprintf("%s: the paper columns are %s, shown for reference; ours ran the %s, not that model, so the numbers are not comparable and no difference is computed.", blockLabel(block), src, OfflineReader)
+	default:
+		return fmt.Sprintf("%s: the paper columns are %s, shown for reference; ours ran %s, a different model, so the numbers are not comparable and no difference is computed.", blockLabel(block), src, ShortGenerator(c.Generator))
+	}
+}
+
+// grouped builds a table of the cells of groups: one column group per dataset with the metrics in
+// keys (each followed by the paper's number and, for the identical model, the difference, when some
+// cell names a published row of paperTables), and one block of rows per generator (and planned
+// model), in the papers' model order, headed by a section row when there are several. An errors
+// column ("Err.") and an answered-of-planned column ("n") are added when some cell has failed
+// questions or fewer records than planned. labels, when set, rename rows (the paper's row names).
+func (r *Report) grouped(id, title string, groups []GroupKey, rows []string, keys []string, paperTables []string, labels map[string]string) *Table {
+	t := &Table{ID: id, Title: title, Stub: "Method"}
+	var blocks []GroupKey
+	var dsets []string
+	seenB, seenD := map[GroupKey]bool{}, map[string]bool{}
+	for _, g := range groups {
+		if !seenB[g.block()] {
+			seenB[g.block()] = true
+			blocks = append(blocks, g.block())
+		}
+		if !seenD[g.Dataset] {
+			seenD[g.Dataset] = true
+			dsets = append(dsets, g.Dataset)
+		}
+	}
+	sort.SliceStable(dsets, func(i, j int) bool {
+		if a, b := datasetRank(dsets[i]), datasetRank(dsets[j]); a != b {
+			return a < b
+		}
+		return dsets[i] < dsets[j]
+	})
+	cellOf := func(b GroupKey, ds, name string) *Cell {
+		return r.cell[GroupKey{b.Generator, b.Model, ds}][name]
+	}
+	// Which extra columns each dataset needs.
+	type dsCols struct{ paper, delta map[string]bool; errs, partial bool }
+	need := map[string]*dsCols{}
+	var notes []string
+	seenNote := map[string]bool{}
+	for _, ds := range dsets {
+		dc := &dsCols{paper: map[string]bool{}, delta: map[string]bool{}}
+		need[ds] = dc
+		for _, b := range blocks {
+			for _, name := range rows {
+				c := cellOf(b, ds, name)
+				if c == nil {
+					continue
+				}
+				dc.errs = dc.errs || c.Errors > 0
+				dc.partial = dc.partial || len(c.Records) < c.Planned
+				pr, comparable, ok := r.paperRow(c, paperTables)
+				if !ok {
+					continue
+				}
+				for _, k := range keys {
+					if _, has := pr.value(k); has {
+						dc.paper[k] = true
+						dc.delta[k] = dc.delta[k] || comparable
 					}
 				}
-				row.Values = append(row.Values, ours)
-			case 1, 2:
-				pv, pok := cs.paper.value(name, cs.key)
-				switch {
-				case !pok:
-					row.Values = append(row.Values, Value{})
-				case cs.kind == 1:
-					row.Values = append(row.Values, num(pv))
-				case !cs.paper.comparable:
-					row.Values = append(row.Values, Value{Text: "n/a"})
-				case !ok:
-					row.Values = append(row.Values, Value{})
-				default:
-					d := num(st.Mean - pv)
-					d.Delta = true
-					row.Values = append(row.Values, d)
+				if n := paperNote(b, c, pr, comparable); !seenNote[n] {
+					seenNote[n] = true
+					notes = append(notes, n)
 				}
 			}
 		}
-		if any {
-			t.Rows = append(t.Rows, row)
+	}
+	type colSpec struct {
+		ds   string
+		key  string
+		kind int // 0 ours, 1 paper, 2 delta, 3 errors, 4 answered of planned
+	}
+	var cols []colSpec
+	for _, ds := range dsets {
+		span := 0
+		add := func(cs colSpec, c Column) {
+			cols = append(cols, cs)
+			t.Columns = append(t.Columns, c)
+			span++
+		}
+		dc := need[ds]
+		for _, k := range keys {
+			m := Metrics[k]
+			add(colSpec{ds: ds, key: k}, Column{Key: k, Label: m.Label, Decimals: m.Decimals})
+			if dc.paper[k] {
+				add(colSpec{ds: ds, key: k, kind: 1}, Column{Key: k + "_paper", Label: m.Label + " paper", Decimals: m.Decimals, Paper: true})
+			}
+			if dc.delta[k] {
+				add(colSpec{ds: ds, key: k, kind: 2}, Column{Key: k + "_delta", Label: "Δ " + m.Label, Decimals: m.Decimals, Paper: true})
+			}
+		}
+		if dc.errs {
+			add(colSpec{ds: ds, kind: 3}, Column{Key: "errors", Label: "Err.", Decimals: 0})
+		}
+		if dc.partial {
+			add(colSpec{ds: ds, kind: 4}, Column{Key: "answered", Label: "n", Decimals: 0})
+		}
+		t.Groups = append(t.Groups, Group{Label: ds, Span: span})
+	}
+	for _, b := range blocks {
+		var block []Row
+		for _, name := range rows {
+			label := name
+			if l, ok := labels[name]; ok {
+				label = l
+			}
+			row := Row{Label: label}
+			exists := false
+			for _, cs := range cols {
+				c := cellOf(b, cs.ds, name)
+				exists = exists || c != nil
+				if c == nil {
+					row.Values = append(row.Values, Value{})
+					continue
+				}
+				st, ok := r.Summary.Get(c, cs.key)
+				switch cs.kind {
+				case 0:
+					ours := fromStat(st, ok)
+					if ok && slices.Contains(pKeys, cs.key) {
+						g := GroupKey{b.Generator, b.Model, cs.ds}
+						if bc := r.baselineCell(g); bc != nil && bc != c {
+							if p, ok := r.Summary.PValue(c, bc, cs.key, r.opts.Rounds); ok {
+								ours.P = &p
+							}
+						}
+					}
+					row.Values = append(row.Values, ours)
+				case 1, 2:
+					pr, comparable, pok := r.paperRow(c, paperTables)
+					pv, vok := pr.value(cs.key)
+					switch {
+					case !pok || !vok:
+						row.Values = append(row.Values, Value{})
+					case cs.kind == 1:
+						v := num(pv)
+						v.Paper = true
+						row.Values = append(row.Values, v)
+					case !comparable:
+						row.Values = append(row.Values, Value{Text: "n/a", Paper: true})
+					case !ok:
+						row.Values = append(row.Values, Value{})
+					default:
+						d := num(st.Mean - pv)
+						d.Delta, d.Paper = true, true
+						row.Values = append(row.Values, d)
+					}
+				case 3:
+					row.Values = append(row.Values, num(float64(c.Errors)))
+				case 4:
+					if len(c.Records) < c.Planned {
+						row.Values = append(row.Values, Value{Text: fmt.Sprintf("%d of %d", len(c.Records), c.Planned)})
+					} else {
+						row.Values = append(row.Values, Value{Text: strconv.Itoa(len(c.Records))})
+					}
+				}
+			}
+			if exists {
+				block = append(block, row)
+			}
+		}
+		if len(block) == 0 {
+			continue
+		}
+		if len(blocks) > 1 {
+			t.Rows = append(t.Rows, Row{Label: blockLabel(b), Section: true})
+		}
+		t.Rows = append(t.Rows, block...)
+	}
+	t.Notes = append(t.Notes, notes...)
+	if r.opts.Paper != nil && len(paperTables) > 0 && len(notes) == 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("No cell names a published row of %s (methods[].paper in the run's config.yaml), so no paper numbers are shown.", strings.Join(paperTables, ", ")))
+	}
+	for _, ds := range dsets {
+		if need[ds].errs {
+			t.Notes = append(t.Notes, "Err.: failed questions (the record carries an error), left out of every score and count; the other columns are over the answered questions.")
+			break
+		}
+	}
+	for _, ds := range dsets {
+		if need[ds].partial {
+			t.Notes = append(t.Notes, "n: records of the planned questions; \"23 of 100\" marks a cell of an interrupted run or a shard, whose numbers cover only the questions it answered.")
+			break
 		}
 	}
 	if r.opts.Baseline != "" {
@@ -420,15 +649,22 @@ func (r *Report) buildTables() {
 	pm := r.groupsWhere(isPubMed)
 	if len(qa) > 0 {
 		r.Tables = append(r.Tables,
-			r.grouped("main", "Main results: EM and F1 (%) per generator and dataset (QuCo-RAG Table 1 layout)", qa, r.rows, []string{"em", "f1"}, []string{"Table 1", "Table 2"}),
-			r.grouped("efficiency", "Efficiency: generated tokens (#Tok), generator calls (#Call) and retrievals (#Ret) per question", qa, r.rows, []string{"tok", "call", "ret"}, []string{"Table 8"}))
-		if abl := r.ablationRows(); len(abl) > 0 {
-			r.Tables = append(r.Tables, r.grouped("ablation", "Ablation and settings: EM, F1 (%) and #Ret per question", qa, abl, []string{"em", "f1", "ret"}, []string{"Table 3", "Sensitivity"}))
+			r.grouped("main", "Main results: EM and F1 (%) per generator and dataset (QuCo-RAG Table 1 layout)", qa, r.rows, []string{"em", "f1"}, []string{"Table 1", "Table 2"}, nil),
+			r.grouped("efficiency", "Efficiency: generated tokens (#Tok), generator calls (#Call) and retrievals (#Ret) per question", qa, r.rows, []string{"tok", "call", "ret"}, []string{"Table 8"}, nil))
+		if abl, labels := r.paperRows("Table 3"); len(abl) > 0 {
+			r.Tables = append(r.Tables, r.grouped("ablation", "Ablation (QuCo-RAG Table 3): EM, F1 (%) and #Ret per question", qa, abl, []string{"em", "f1", "ret"}, []string{"Table 3"}, labels))
+		} else if abl := r.ablationRows(); len(abl) > 0 {
+			r.Tables = append(r.Tables, r.grouped("ablation", "Ablation and settings: EM, F1 (%) and #Ret per question", qa, abl, []string{"em", "f1", "ret"}, nil, nil))
+		}
+		for _, st := range r.sensitivityTables() {
+			rows, labels := r.paperRows(st)
+			what := strings.TrimSpace(strings.TrimPrefix(st, "Sensitivity:"))
+			r.Tables = append(r.Tables, r.grouped("sensitivity-"+slug(strings.Fields(what)[0]), "Sensitivity ("+what+"): EM, F1 (%) and #Ret per question", qa, rows, []string{"em", "f1", "ret"}, []string{st}, labels))
 		}
 	}
 	if len(pm) > 0 {
 		acc := r.pubmedAccKey()
-		r.Tables = append(r.Tables, r.grouped("pubmedqa", "PubMedQA: accuracy (%), #Ret and #Tok per question", pm, r.rows, []string{acc, "ret", "tok"}, []string{"PubMedQA"}))
+		r.Tables = append(r.Tables, r.grouped("pubmedqa", "PubMedQA: accuracy (%), #Ret and #Tok per question", pm, r.rows, []string{acc, "ret", "tok"}, []string{"PubMedQA"}, nil))
 	}
 	if len(qa) > 0 {
 		// Answer recall and AR@5 are columns only when some cell's records carry them.
@@ -442,7 +678,7 @@ func (r *Report) buildTables() {
 			}
 		}
 		keys = append(keys, "ms_retrieval")
-		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, keys, []string{"NQ,"}))
+		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, keys, []string{"NQ,"}, nil))
 	}
 	r.Tables = append(r.Tables, r.costTable())
 	same := func(k func(*methods.Record) (string, bool)) func(*Cell) func(*methods.Record) (string, bool) {
@@ -475,6 +711,66 @@ func freqOrder() []string {
 	for i, b := range FreqBins {
 		out[i] = b.Label
 	}
+	return out
+}
+
+// paperRows are the rows whose cells name a published row of the reference table named table (a
+// prefix), in the paper's row order, labelled with the paper's row names (ours in parentheses).
+func (r *Report) paperRows(table string) ([]string, map[string]string) {
+	rank := map[string]int{}
+	labels := map[string]string{}
+	order := map[string]int{} // paper method → its position
+	if r.opts.Paper != nil {
+		for _, pr := range r.opts.Paper.Rows {
+			if strings.HasPrefix(pr.Table, table) {
+				if _, ok := order[pr.Method]; !ok {
+					order[pr.Method] = len(order)
+				}
+			}
+		}
+	}
+	for _, c := range r.Cells {
+		for _, ref := range c.Paper {
+			if !strings.HasPrefix(ref.Table, table) {
+				continue
+			}
+			pos, ok := order[ref.Method]
+			if !ok {
+				pos = len(order) + 1000
+			}
+			if old, seen := rank[c.Row]; !seen || pos < old {
+				rank[c.Row] = pos
+				labels[c.Row] = ref.Method + " (" + c.Row + ")"
+			}
+		}
+	}
+	rows := make([]string, 0, len(rank))
+	for row := range rank {
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rank[rows[i]] != rank[rows[j]] {
+			return rank[rows[i]] < rank[rows[j]]
+		}
+		return lessCell(rows[i], rows[j])
+	})
+	return rows, labels
+}
+
+// sensitivityTables are the published sensitivity tables ("Sensitivity: ...") that cells name,
+// sorted.
+func (r *Report) sensitivityTables() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range r.Cells {
+		for _, ref := range c.Paper {
+			if strings.HasPrefix(ref.Table, "Sensitivity") && !seen[ref.Table] {
+				seen[ref.Table] = true
+				out = append(out, ref.Table)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

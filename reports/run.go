@@ -14,6 +14,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -34,6 +35,10 @@ type Run struct {
 	Prices Prices
 	// Warnings are counted problems that did not stop loading.
 	Warnings []string
+	// Config is config.yaml flattened ("llm.model": "...", "methods[0].settings.top_k": "3"),
+	// provenance included; Version and GitCommit are the provenance's code version.
+	Config             map[string]string
+	Version, GitCommit string
 }
 
 // Cell is the records of one plan cell on one dataset.
@@ -55,7 +60,16 @@ type Cell struct {
 	// Path is the records file; Lines the line number of each record in it.
 	Path    string
 	Lines   []int
-	Timings map[string]methods.Timing
+	Timings map[string]Timing
+	// Paper are the published rows the cell reproduces: those its method entry in config.yaml names
+	// (methods[].paper) for the cell's dataset (see refFitsCell for sweeps).
+	Paper []runner.PaperRef
+	// Model is the generator model the cell was planned with (its "@MODEL" part resolved against
+	// the config's models, else llm.model); its records' Generator is what actually answered.
+	Model string
+	// Planned is the number of questions the run planned for the cell's dataset (provenance.questions,
+	// else the questions any cell of the run answered on it); Errors counts failed records.
+	Planned, Errors int
 
 	scoresOnce sync.Once
 	scoreKeys  map[string]bool
@@ -105,9 +119,13 @@ func LoadRun(ctx context.Context, dir string) (*Run, error) {
 		return nil, fmt.Errorf("run %s: not a directory", dir)
 	}
 	r := &Run{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
-	r.Generator, r.Prices, err = readConfig(filepath.Join(dir, "config.yaml"))
+	var rc runConfig
+	r.Generator, r.Prices, rc, r.Config, err = readConfig(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return nil, err
+	}
+	if rc.Provenance != nil {
+		r.Version, r.GitCommit = rc.Provenance.Version, rc.Provenance.GitCommit
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -183,6 +201,7 @@ func LoadRun(ctx context.Context, dir string) (*Run, error) {
 		}
 		return r.Cells[i].Name < r.Cells[j].Name
 	})
+	rc.attach(r)
 	return r, nil
 }
 
@@ -198,17 +217,20 @@ func mostCommon(counts map[string]int) string {
 }
 
 // readConfig reads the generator label and the prices from a resolved config, if the file exists.
-func readConfig(path string) (label string, prices Prices, err error) {
+func readConfig(path string) (label string, prices Prices, rc runConfig, flat map[string]string, err error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return "", Prices{}, nil
+		return "", Prices{}, rc, nil, nil
 	}
 	if err != nil {
-		return "", Prices{}, fmt.Errorf("read %s: %w", path, err)
+		return "", Prices{}, rc, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	var cfg map[string]any
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return "", Prices{}, fmt.Errorf("parse %s: %w", path, err)
+		return "", Prices{}, rc, nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if rc, flat, err = parseRunConfig(path, data); err != nil {
+		return "", Prices{}, rc, nil, err
 	}
 	for _, p := range [][2]string{{"generator", "label"}, {"generator", "name"}, {"generator", "model"}, {"llm", "label"}, {"llm", "model"}} {
 		sub, _ := cfg[p[0]].(map[string]any)
@@ -231,18 +253,18 @@ func readConfig(path string) (label string, prices Prices, err error) {
 			}
 		}
 		if prices.PromptPerM, err = num("prompt_per_mtok"); err != nil {
-			return "", Prices{}, err
+			return "", Prices{}, rc, nil, err
 		}
 		if prices.CompletionPerM, err = num("completion_per_mtok"); err != nil {
-			return "", Prices{}, err
+			return "", Prices{}, rc, nil, err
 		}
 	}
-	return label, prices, nil
+	return label, prices, rc, flat, nil
 }
 
 func loadCell(path, dataset string) (*Cell, []string, error) {
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	c := &Cell{Dataset: dataset, Name: base, Path: path, Timings: map[string]methods.Timing{}}
+	c := &Cell{Dataset: dataset, Name: base, Path: path, Timings: map[string]Timing{}}
 	var warns []string
 	seen := map[string]int{}
 	err := eachLine(path, func(line int, b []byte) error {
@@ -265,6 +287,9 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 		} else if rec.Cell != "" && rec.Cell != c.Name {
 			return fmt.Errorf("%s:%d: cell %q, earlier lines say %q", path, line, rec.Cell, c.Name)
 		}
+		if rec.Error != "" {
+			c.Errors++
+		}
 		c.Records = append(c.Records, rec)
 		c.Raw = append(c.Raw, bytes.Clone(b))
 		c.Lines = append(c.Lines, line)
@@ -282,7 +307,7 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 	if _, err := os.Stat(tpath); err == nil {
 		orphans := 0
 		err := eachLine(tpath, func(line int, b []byte) error {
-			var t methods.Timing
+			var t Timing
 			if err := jsonv2.Unmarshal(b, &t); err != nil {
 				return fmt.Errorf("%s:%d: %w", tpath, line, err)
 			}
@@ -301,6 +326,14 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 		}
 	}
 	return c, warns, nil
+}
+
+// Timing is a line of a timings file: methods.Timing plus the runner's shared_ms, per stage the time
+// of the calls the cell took from the question's memo (made first by another cell). The time a
+// cell's method needs on its own is the measured time plus the shared time.
+type Timing struct {
+	methods.Timing `json:",inline"`
+	Shared map[string]float64 `json:"shared_ms"`
 }
 
 // Lines are decoded with github.com/go-json-experiment/json (encoding/json/v2), about twice as fast

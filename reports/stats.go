@@ -17,8 +17,9 @@ type Metric struct {
 	// Decimals shown in tables.
 	Decimals int
 	// Value returns the question's value, or false when the metric does not apply to it (the
-	// dataset has no such score, the record has no timing). A failed question (error set) scores 0.
-	Value func(r *methods.Record, t *methods.Timing, p Prices) (float64, bool)
+	// dataset has no such score, the record has no timing). Failed questions (error set) are left
+	// out of every metric before Value is asked (see Cell.Column): they are counted, not scored.
+	Value func(r *methods.Record, t *Timing, p Prices) (float64, bool)
 	// Score names the record score the metric reads ("" for others): a cell where no question has
 	// it has no such metric, even if some questions failed.
 	Score string
@@ -32,40 +33,42 @@ type Prices struct {
 // Configured reports whether any price is set.
 func (p Prices) Configured() bool { return p.PromptPerM > 0 || p.CompletionPerM > 0 }
 
-func score(key string) func(*methods.Record, *methods.Timing, Prices) (float64, bool) {
-	return func(r *methods.Record, _ *methods.Timing, _ Prices) (float64, bool) {
-		if v, ok := r.Scores[key]; ok {
-			return 100 * v, true
-		}
-		if r.Error != "" {
-			return 0, true
-		}
-		return 0, false
+func score(key string) func(*methods.Record, *Timing, Prices) (float64, bool) {
+	return func(r *methods.Record, _ *Timing, _ Prices) (float64, bool) {
+		v, ok := r.Scores[key]
+		return 100 * v, ok
 	}
 }
 
-func signal(key string, scale float64) func(*methods.Record, *methods.Timing, Prices) (float64, bool) {
-	return func(r *methods.Record, _ *methods.Timing, _ Prices) (float64, bool) {
+func signal(key string, scale float64) func(*methods.Record, *Timing, Prices) (float64, bool) {
+	return func(r *methods.Record, _ *Timing, _ Prices) (float64, bool) {
 		v, ok := r.Signals[key]
 		return scale * v, ok
 	}
 }
 
-func counter(f func(c *methods.Counters) int) func(*methods.Record, *methods.Timing, Prices) (float64, bool) {
-	return func(r *methods.Record, _ *methods.Timing, _ Prices) (float64, bool) {
+func counter(f func(c *methods.Counters) int) func(*methods.Record, *Timing, Prices) (float64, bool) {
+	return func(r *methods.Record, _ *Timing, _ Prices) (float64, bool) {
 		return float64(f(&r.Counters)), true
 	}
 }
 
-func stage(name string) func(*methods.Record, *methods.Timing, Prices) (float64, bool) {
-	return func(_ *methods.Record, t *methods.Timing, _ Prices) (float64, bool) {
+// stage is a stage's time (name "": the total) as the cell's method needs it on its own: the
+// measured time plus the time of the calls it took from the runner's question memo, timed when
+// another cell made them (Timing.Shared). Without that, a sweep's later cells would look free.
+func stage(name string) func(*methods.Record, *Timing, Prices) (float64, bool) {
+	return func(_ *methods.Record, t *Timing, _ Prices) (float64, bool) {
 		if t == nil {
 			return 0, false
 		}
 		if name == "" {
-			return t.TotalMS, true
+			v := t.TotalMS
+			for _, s := range t.Shared {
+				v += s
+			}
+			return v, true
 		}
-		return t.Stages[name], true
+		return t.Stages[name] + t.Shared[name], true
 	}
 }
 
@@ -95,7 +98,7 @@ func init() {
 		{"ms_retrieval", "Retr. ms", 1, stage("retrieval"), ""},
 		{"ms_ngram", "Stats ms", 1, stage("ngram"), ""},
 		{"ms_extract", "Extr. ms", 1, stage("extract"), ""},
-		{"usd", "USD", 5, func(r *methods.Record, _ *methods.Timing, p Prices) (float64, bool) {
+		{"usd", "USD", 5, func(r *methods.Record, _ *Timing, p Prices) (float64, bool) {
 			if !p.Configured() {
 				return 0, false
 			}
@@ -135,7 +138,10 @@ func (c *Cell) Column(m Metric, p Prices) (ids []string, vals []float64) {
 	}
 	for i := range c.Records {
 		r := &c.Records[i]
-		var t *methods.Timing
+		if r.Error != "" {
+			continue
+		}
+		var t *Timing
 		if tt, ok := c.Timings[r.ID]; ok {
 			t = &tt
 		}
@@ -330,6 +336,9 @@ func BreakdownBy(c *Cell, m Metric, key func(r *methods.Record) (string, bool), 
 	sum := map[string]float64{}
 	for i := range c.Records {
 		r := &c.Records[i]
+		if r.Error != "" {
+			continue
+		}
 		v, ok := m.Value(r, nil, Prices{})
 		if !ok {
 			continue

@@ -36,12 +36,16 @@ type Column struct {
 	Key      string `json:"key"`
 	Label    string `json:"label"`
 	Decimals int    `json:"decimals"`
+	// Paper marks a column of published numbers (or their difference from ours).
+	Paper bool `json:"paper,omitempty"`
 }
 
 // Row is a labelled row of values, one per column.
 type Row struct {
 	Label  string  `json:"label"`
 	Values []Value `json:"values"`
+	// Section marks a heading row (a block of a stacked table: one model's rows); it has no values.
+	Section bool `json:"section,omitempty"`
 }
 
 // Value is one table cell: a number with an optional interval and p-value, a text, or empty.
@@ -53,6 +57,8 @@ type Value struct {
 	N     int      `json:"n,omitempty"`
 	Text  string   `json:"text,omitempty"`
 	Delta bool     `json:"delta,omitempty"`
+	// Paper marks a published number or its difference from ours.
+	Paper bool `json:"paper,omitempty"`
 	// ShowN prints the number of questions behind the value.
 	ShowN bool `json:"-"`
 }
@@ -156,6 +162,10 @@ func (t *Table) Markdown(w io.Writer) error {
 	}
 	b.WriteString("|\n")
 	for _, r := range t.Rows {
+		if r.Section {
+			b.WriteString("| **" + mdEscape(r.Label) + "**" + strings.Repeat(" |", len(labels)) + " |\n")
+			continue
+		}
 		b.WriteString("| " + mdEscape(r.Label))
 		for i, v := range r.Values {
 			b.WriteString(" | " + mdEscape(v.text(t.Columns[i].Decimals)))
@@ -217,8 +227,19 @@ func (t *Table) CSV(w io.Writer) error {
 		}
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	}
+	width := len(head)
 	for _, r := range t.Rows {
 		rec := []string{t.ID, r.Label}
+		if r.Section {
+			// A block heading: the label alone; the rows under it are that block's.
+			for len(rec) < width {
+				rec = append(rec, "")
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+			continue
+		}
 		for i, v := range r.Values {
 			if v.V == nil {
 				rec = append(rec, v.Text)
@@ -284,7 +305,14 @@ func (t *Table) LaTeX(w io.Writer) error {
 		b.WriteString(" & " + texEscape(c.Label))
 	}
 	b.WriteString(" \\\\\n\\midrule\n")
-	for _, r := range t.Rows {
+	for ri, r := range t.Rows {
+		if r.Section {
+			if ri > 0 {
+				b.WriteString("\\midrule\n")
+			}
+			fmt.Fprintf(&b, "\\multicolumn{%d}{l}{\\textit{%s}} \\\\\n", len(t.Columns)+1, texEscape(r.Label))
+			continue
+		}
 		b.WriteString(texEscape(r.Label))
 		for i, v := range r.Values {
 			s := v.text(t.Columns[i].Decimals)
@@ -331,13 +359,25 @@ func (t *Table) HTML(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "<tr><th>%s</th>", html.EscapeString(t.Stub))
 	for _, c := range t.Columns {
-		fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(c.Label))
+		if c.Paper {
+			fmt.Fprintf(&b, "<th class=\"paper\">%s</th>", html.EscapeString(c.Label))
+		} else {
+			fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(c.Label))
+		}
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
 	for _, r := range t.Rows {
+		if r.Section {
+			fmt.Fprintf(&b, "<tr class=\"section\"><th colspan=\"%d\">%s</th></tr>\n", len(t.Columns)+1, html.EscapeString(r.Label))
+			continue
+		}
 		fmt.Fprintf(&b, "<tr><th>%s</th>", html.EscapeString(r.Label))
 		for i, v := range r.Values {
-			fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(v.text(t.Columns[i].Decimals)))
+			if t.Columns[i].Paper {
+				fmt.Fprintf(&b, "<td class=\"paper\">%s</td>", html.EscapeString(v.text(t.Columns[i].Decimals)))
+			} else {
+				fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(v.text(t.Columns[i].Decimals)))
+			}
 		}
 		b.WriteString("</tr>\n")
 	}

@@ -59,8 +59,8 @@ func TestGoldenPaper(t *testing.T) {
 	golden(t, "paper.md", b.Bytes())
 	md := b.String()
 	for _, want := range []string{
-		"ours ran the offline reader (no LLM), not that model, so no difference is computed",
-		"the same model as ours (allenai/OLMo-2-1124-7B-Instruct at http://127.0.0.1:8000/v1)",
+		"ours ran the offline reader (no LLM), not that model, so the numbers are not comparable and no difference is computed",
+		"the same model as ours (allenai/OLMo-2-1124-7B-Instruct): Δ = ours − paper",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("paper report lacks %q", want)
@@ -68,28 +68,22 @@ func TestGoldenPaper(t *testing.T) {
 	}
 	// The offline reader's rows never get a difference; the OLMo rows do.
 	main := r.Tables[0]
+	block, found := "", false
 	for _, row := range main.Rows {
-		for i, c := range main.Columns {
-			if !strings.HasSuffix(c.Key, "_delta") {
-				continue
-			}
-			g := groupOfColumn(main, i)
-			v := row.Values[i]
-			if strings.HasPrefix(g, "offline") && v.V != nil {
-				t.Errorf("row %s column %s (%s): a difference against the paper for the offline reader", row.Label, c.Key, g)
-			}
-		}
-	}
-	found := false
-	for _, row := range main.Rows {
-		if row.Label != "quco" {
+		if row.Section {
+			block = row.Label
 			continue
 		}
 		for i, c := range main.Columns {
-			if c.Key == "em_paper" && strings.HasPrefix(groupOfColumn(main, i), "OLMo-2-1124") {
+			g := groupOfColumn(main, i)
+			v := row.Values[i]
+			if strings.HasSuffix(c.Key, "_delta") && strings.HasPrefix(block, "offline") && v.V != nil {
+				t.Errorf("row %s column %s (%s): a difference against the paper for the offline reader", row.Label, c.Key, g)
+			}
+			if row.Label == "quco" && c.Key == "em_paper" && g == "2wikimultihopqa" && strings.HasPrefix(block, "OLMo-2-1124") {
 				found = true
-				if row.Values[i].V == nil || *row.Values[i].V != 32.7 {
-					t.Errorf("OLMo-2-7B quco EM paper value %v, want 32.7 (QuCo-RAG Table 1)", row.Values[i].V)
+				if v.V == nil || *v.V != 32.7 {
+					t.Errorf("OLMo-2-7B quco EM paper value %v, want 32.7 (QuCo-RAG Table 1)", v.V)
 				}
 				ours, d := row.Values[i-1], row.Values[i+1]
 				if d.V == nil || math.Abs(*d.V-(*ours.V-32.7)) > 1e-9 {
@@ -100,6 +94,72 @@ func TestGoldenPaper(t *testing.T) {
 	}
 	if !found {
 		t.Error("no OLMo paper column for quco")
+	}
+	checkPlaced(t, r, ref)
+}
+
+// checkPlaced checks that every published row a cell names is placed beside the cell: in some table,
+// in the cell's block and row (labelled with our row name, or the paper's with ours in parentheses),
+// under its dataset, every metric of the row has a paper column holding the published number.
+func checkPlaced(t *testing.T, r *Report, ref *Reference) {
+	t.Helper()
+	type at struct{ block, row, dataset, key string }
+	placed := map[at]float64{}
+	multi := r.multiGen()
+	for _, tb := range r.Tables {
+		block := ""
+		for _, row := range tb.Rows {
+			if row.Section {
+				block = row.Label
+				continue
+			}
+			label := row.Label
+			if i := strings.LastIndex(label, " ("); i >= 0 && strings.HasSuffix(label, ")") {
+				label = label[i+2 : len(label)-1]
+			}
+			for i, c := range tb.Columns {
+				if k, ok := strings.CutSuffix(c.Key, "_paper"); ok && row.Values[i].V != nil {
+					placed[at{block, label, groupOfColumn(tb, i), k}] = *row.Values[i].V
+				}
+			}
+		}
+	}
+	n := 0
+	for _, c := range r.Cells {
+		block := ""
+		if multi {
+			block = blockLabel(GroupKey{c.Generator, cellModel(c.Name), c.Dataset})
+		}
+		for _, pref := range c.Paper {
+			pr, ok := ref.lookup(pref)
+			if !ok {
+				t.Errorf("%s/%s names %v, not in the reference", c.Dataset, c.Name, pref)
+				continue
+			}
+			for mk := range pr.Metrics {
+				key := mk
+				switch mk {
+				case "ar":
+					key = "answer_recall"
+				case "acc":
+					key = "label_acc"
+					if _, ok := placed[at{block, c.Row, c.Dataset, "label_acc"}]; !ok {
+						key = "acc"
+					}
+				}
+				want, _ := pr.value(key)
+				got, ok := placed[at{block, c.Row, c.Dataset, key}]
+				if !ok {
+					t.Errorf("%s/%s (%s): %s %s %s %s %s not placed", c.Dataset, c.Name, block, pref.Table, pref.Model, pref.Dataset, pref.Method, mk)
+				} else if got != want {
+					t.Errorf("%s/%s: %s %s placed as %v, want %v", c.Dataset, c.Name, pref.Method, mk, got, want)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no published number named by any cell")
 	}
 }
 
@@ -114,39 +174,44 @@ func groupOfColumn(t *Table, col int) string {
 }
 
 // TestTablesEqualScore checks the main table's EM/F1 against metrics.Score (what `ragbench score`
-// runs) on the same records' predictions and gold answers.
+// runs) on the same records' answered questions (failed ones are counted apart, never scored).
 func TestTablesEqualScore(t *testing.T) {
 	r := fixtureReport(t, Options{})
 	main := r.Tables[0]
 	checked := 0
 	for _, c := range r.Cells {
-		if isPubMed(GroupKey{c.Generator, c.Dataset}) {
+		g := GroupKey{c.Generator, cellModel(c.Name), c.Dataset}
+		if isPubMed(g) {
 			continue
 		}
 		var exs []datasets.Example
 		preds := map[string]string{}
 		for _, rec := range c.Records {
-			exs = append(exs, datasets.Example{ID: rec.ID, Question: rec.Question, Answers: rec.Gold})
 			if rec.Error == "" {
+				exs = append(exs, datasets.Example{ID: rec.ID, Question: rec.Question, Answers: rec.Gold})
 				preds[rec.ID] = rec.Answer
 			}
 		}
 		_, sum, _ := metrics.Score(exs, preds, nil, metrics.Options{Resamples: -1})
-		label := groupLabel(GroupKey{c.Generator, c.Dataset}, r.multiGen())
+		block := ""
 		for _, row := range main.Rows {
-			if row.Label != c.Name {
+			if row.Section {
+				block = row.Label
+				continue
+			}
+			if row.Label != c.Name || (r.multiGen() && block != blockLabel(g)) {
 				continue
 			}
 			col := 0
-			for _, g := range main.Groups {
-				if g.Label == label {
+			for _, gr := range main.Groups {
+				if gr.Label == c.Dataset {
 					em, f1 := *row.Values[col].V, *row.Values[col+1].V
 					if math.Abs(em-100*sum.EM.Mean) > 1e-9 || math.Abs(f1-100*sum.F1.Mean) > 1e-9 {
-						t.Errorf("%s %s: table EM %.4f F1 %.4f, metrics.Score EM %.4f F1 %.4f", label, c.Name, em, f1, 100*sum.EM.Mean, 100*sum.F1.Mean)
+						t.Errorf("%s %s: table EM %.4f F1 %.4f, metrics.Score EM %.4f F1 %.4f", block, c.Name, em, f1, 100*sum.EM.Mean, 100*sum.F1.Mean)
 					}
 					checked++
 				}
-				col += g.Span
+				col += gr.Span
 			}
 		}
 	}

@@ -35,6 +35,26 @@ type Spec struct {
 	Flip map[string]int
 	// NoTimings leaves the timings files out.
 	NoTimings bool
+	// Methods are method entries written to config.yaml (the published rows each names, for the
+	// reports' paper columns).
+	Methods []Method
+	// Planned, when set, is written as provenance.questions (planned questions per dataset).
+	Planned map[string]int
+	// Fail makes the first Fail[cell] questions of the cell fail (an error, no scores), as an HTTP
+	// 500 from the server would.
+	Fail map[string]int
+	// Keep, when set for a cell, writes only its first Keep[cell] records (an interrupted run).
+	Keep map[string]int
+	// Model is llm.model in config.yaml ("": none).
+	Model string
+}
+
+// Method is a method entry of the config: its method (or label) as it names cells, its datasets and
+// the published rows it reproduces (table, model, dataset, method as paper-tables.json spells them).
+type Method struct {
+	Method, Label string
+	Datasets      []string
+	Paper         [][4]string
 }
 
 func hash(parts ...any) uint64 {
@@ -59,6 +79,32 @@ func Write(dir string, s Spec) error {
 		return err
 	}
 	cfg := fmt.Sprintf("# synthetic run written by reportstest\ngenerator:\n  label: %q\nseed: %d\n", s.Generator, s.Seed)
+	if s.Model != "" {
+		cfg += fmt.Sprintf("llm:\n  model: %q\n", s.Model)
+	}
+	if len(s.Methods) > 0 {
+		cfg += "methods:\n"
+		for _, m := range s.Methods {
+			cfg += fmt.Sprintf("  - method: %q\n", m.Method)
+			if m.Label != "" {
+				cfg += fmt.Sprintf("    label: %q\n", m.Label)
+			}
+			if len(m.Datasets) > 0 {
+				b, _ := json.Marshal(m.Datasets)
+				cfg += fmt.Sprintf("    datasets: %s\n", b)
+			}
+			if len(m.Paper) > 0 {
+				cfg += "    paper:\n"
+				for _, r := range m.Paper {
+					cfg += fmt.Sprintf("      - {table: %q, model: %q, dataset: %q, method: %q}\n", r[0], r[1], r[2], r[3])
+				}
+			}
+		}
+	}
+	if len(s.Planned) > 0 {
+		b, _ := json.Marshal(s.Planned)
+		cfg += fmt.Sprintf("provenance:\n  questions: %s\n", b)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
@@ -68,6 +114,9 @@ func Write(dir string, s Spec) error {
 		}
 		for _, cell := range s.Cells {
 			recs, tims := Records(s, ds, cell)
+			if k, ok := s.Keep[cell]; ok && k < len(recs) {
+				recs, tims = recs[:k], tims[:k]
+			}
 			if err := writeJSONL(filepath.Join(dir, ds, cell+".jsonl"), recs); err != nil {
 				return err
 			}
@@ -204,6 +253,10 @@ func Records(s Spec, ds, cell string) ([]methods.Record, []methods.Timing) {
 		}
 		if failed {
 			rec.Error = "generator: context deadline exceeded"
+			rec.Scores = nil
+		}
+		if i < s.Fail[cell] {
+			rec.Error = "generator: server returned HTTP 500: Internal Server Error"
 			rec.Scores = nil
 		}
 		recs = append(recs, rec)

@@ -1,0 +1,177 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/harness/runner"
+)
+
+// runConfig is what reports read of a run's resolved config.yaml beyond the generator label and
+// prices: the method entries (their labels, datasets and the published rows they name), the models
+// of a model sweep, the generator model, and the provenance (code version, planned questions).
+type runConfig struct {
+	Methods []struct {
+		Method   string            `yaml:"method"`
+		Label    string            `yaml:"label"`
+		Datasets []string          `yaml:"datasets"`
+		Sweep    map[string]any    `yaml:"sweep"`
+		Paper    []runner.PaperRef `yaml:"paper"`
+	} `yaml:"methods"`
+	Models []string `yaml:"models"`
+	LLM    struct {
+		Model string `yaml:"model"`
+	} `yaml:"llm"`
+	Provenance *struct {
+		Version   string         `yaml:"version"`
+		GitCommit string         `yaml:"git_commit"`
+		Questions map[string]int `yaml:"questions"`
+	} `yaml:"provenance"`
+}
+
+// parseRunConfig reads the parts of a resolved config that reports use, and the config flattened to
+// "key.path: value" lines (provenance apart) for compare's head.
+func parseRunConfig(path string, data []byte) (runConfig, map[string]string, error) {
+	var rc runConfig
+	if err := yaml.Unmarshal(data, &rc); err != nil {
+		return rc, nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return rc, nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	flat := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				if prefix != "" {
+					k = prefix + "." + k
+				}
+				walk(k, vv)
+			}
+		case []any:
+			for i, vv := range x {
+				walk(fmt.Sprintf("%s[%d]", prefix, i), vv)
+			}
+		default:
+			if prefix != "" {
+				flat[prefix] = fmt.Sprint(x)
+			}
+		}
+	}
+	walk("", v)
+	return rc, flat, nil
+}
+
+// attach gives each cell the published rows its method entry names for its dataset, the model it
+// was planned with and the planned number of questions.
+func (rc runConfig) attach(r *Run) {
+	union := map[string]map[string]bool{}
+	for _, c := range r.Cells {
+		if union[c.Dataset] == nil {
+			union[c.Dataset] = map[string]bool{}
+		}
+		for i := range c.Records {
+			union[c.Dataset][c.Records[i].ID] = true
+		}
+	}
+	for _, c := range r.Cells {
+		label, _ := ParseCell(c.Row)
+		if i := strings.IndexByte(label, '['); i >= 0 {
+			label = label[:i]
+		}
+		c.Planned = len(union[c.Dataset])
+		if rc.Provenance != nil {
+			if n, ok := rc.Provenance.Questions[c.Dataset]; ok && n > 0 {
+				c.Planned = n
+			}
+		}
+		c.Model = rc.LLM.Model
+		if suffix := cellModel(c.Name); suffix != "" {
+			c.Model = suffix
+			for _, m := range rc.Models {
+				if modelLabel(m) == suffix {
+					c.Model = m
+				}
+			}
+		}
+		for _, e := range rc.Methods {
+			name := e.Label
+			if name == "" {
+				name = e.Method
+			}
+			if name != label || (len(e.Datasets) > 0 && !containsDataset(e.Datasets, c.Dataset)) {
+				continue
+			}
+			for _, ref := range e.Paper {
+				if canonicalDataset(ref.Dataset) != canonicalDataset(c.Dataset) {
+					continue
+				}
+				if refFitsCell(ref.Method, c.Settings) {
+					c.Paper = append(c.Paper, ref)
+				}
+			}
+		}
+	}
+}
+
+func containsDataset(list []string, d string) bool {
+	for _, x := range list {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// cellModel is the "@MODEL" part of a cell name ("" without one).
+func cellModel(name string) string {
+	row := RowName(name)
+	if len(row) < len(name) {
+		return name[len(row)+1:]
+	}
+	return ""
+}
+
+// modelLabel is the runner's cell-name label of a model: its last path element.
+func modelLabel(m string) string {
+	if i := strings.LastIndexByte(m, '/'); i >= 0 && i < len(m)-1 {
+		return m[i+1:]
+	}
+	return m
+}
+
+// refFitsCell says whether a published row named by a method entry is the one a cell of that entry
+// reproduces: the settings written in the row's name ("QuCo-RAG window=50": 50) are exactly the
+// values of the cell's swept settings (its bracketed ones, in the order of their sorted keys). A
+// row without settings ("QuCo-RAG") is the entry's cell without swept settings; a sweep's cells
+// take only the rows that name their values, so a published number is never placed beside a
+// sweep point it does not describe.
+func refFitsCell(method string, settings map[string]string) bool {
+	var want []string
+	_, rest, _ := strings.Cut(method, " ")
+	for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return r == ' ' || r == ',' }) {
+		if _, v, ok := strings.Cut(f, "="); ok {
+			want = append(want, v)
+		}
+	}
+	if len(want) != len(settings) {
+		return false
+	}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if settings[k] != want[i] {
+			return false
+		}
+	}
+	return true
+}
