@@ -261,4 +261,3 @@ var paperKey = map[string]string{
 	"em": "em", "f1": "f1", "acc": "acc", "label_acc": "acc", "tok": "tok", "call": "call", "ret": "ret",
 	"answer_recall": "ar",
 }
-

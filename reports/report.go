@@ -418,7 +418,10 @@ func (r *Report) grouped(id, title string, groups []GroupKey, rows []string, key
 		return r.cell[GroupKey{b.Generator, b.Model, ds}][name]
 	}
 	// Which extra columns each dataset needs.
-	type dsCols struct{ paper, delta map[string]bool; errs, partial bool }
+	type dsCols struct {
+		paper, delta  map[string]bool
+		errs, partial bool
+	}
 	need := map[string]*dsCols{}
 	var notes []string
 	seenNote := map[string]bool{}

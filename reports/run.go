@@ -333,7 +333,7 @@ func loadCell(path, dataset string) (*Cell, []string, error) {
 // cell's method needs on its own is the measured time plus the shared time.
 type Timing struct {
 	methods.Timing `json:",inline"`
-	Shared map[string]float64 `json:"shared_ms"`
+	Shared         map[string]float64 `json:"shared_ms"`
 }
 
 // Lines are decoded with github.com/go-json-experiment/json (encoding/json/v2), about twice as fast
