@@ -56,7 +56,20 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, hash, err := ResolvedConfig(c)
+	idx := make([]IndexNeed, 0, len(needs))
+	for _, n := range needs {
+		idx = append(idx, *n)
+	}
+	pre, err := res.prebuilt()
+	if err != nil {
+		return err
+	}
+	rc := resolveEnv(c)
+	id, err := identityOf(rc, res, append(idx, pre...))
+	if err != nil {
+		return err
+	}
+	hash, err := identityHash(rc, id)
 	if err != nil {
 		return err
 	}

@@ -66,16 +66,28 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 		shards = append(shards, shard{dir: d, cfg: c, k: k})
 	}
 	sort.Slice(shards, func(i, j int) bool { return shards[i].k < shards[j].k })
-	for i, s := range shards {
-		if s.k != i {
-			if i > 0 && shards[i-1].k == s.k {
-				return nil, fmt.Errorf("merge: shard %d/%d given twice (%s, %s)", s.k, n, shards[i-1].dir, s.dir)
-			}
-			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
+	have := map[int]string{}
+	for _, s := range shards {
+		if d, dup := have[s.k]; dup {
+			return nil, fmt.Errorf("merge: shard %d/%d given twice (%s, %s)", s.k, n, d, s.dir)
+		}
+		have[s.k] = s.dir
+	}
+	var missing []string
+	for k := 0; k < n; k++ {
+		if _, ok := have[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
 		}
 	}
-	if len(shards) != n {
-		return nil, fmt.Errorf("merge: have %d of %d shards", len(shards), n)
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: have %d of %d shards; missing shard %s (ragbench run CONFIG --shard %s)", len(shards), n, strings.Join(missing, ", "), missing[0])
+	}
+	// Every shard finished: its summary was written at the end of its run, and each of its record
+	// files holds one record for each of its planned questions.
+	for _, s := range shards {
+		if _, err := os.Stat(filepath.Join(s.dir, "summary.json")); err != nil {
+			return nil, fmt.Errorf("merge: shard %s in %s did not finish (no summary.json): rerun it (ragbench run CONFIG --shard %s --out %s)", s.cfg.Provenance.Shard, s.dir, s.cfg.Provenance.Shard, s.dir)
+		}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
@@ -85,6 +97,13 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 		return nil, err
 	}
 	defer lock.unlock()
+	if err := removeLeftovers(out); err != nil {
+		return nil, err
+	}
+	want := origin{ConfigHash: first.Provenance.ConfigHash}
+	if err := checkRunDir(out, *first, first.Provenance.Identity, want, nil); err != nil {
+		return nil, fmt.Errorf("merge: --out %w", err)
+	}
 	// The merged config: the shards' config and provenance without the shard; dataset checksums
 	// are the union (every shard read the same files).
 	mc := *first
@@ -139,10 +158,16 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 			per = append(per, lines)
 			total += len(lines)
 		}
-		// Shard k holds questions k, k+n, ...: its count is ceil((total-k)/n).
+		// Shard k holds questions k, k+n, ...: one record each of its planned questions (recorded
+		// in its config.yaml), else ceil((total-k)/n) of the records found.
+		ds := filepath.Dir(rel)
 		for k, lines := range per {
-			if want := (total - k + n - 1) / n; len(lines) != want {
-				return nil, fmt.Errorf("merge: %s of shard %d/%d has %d records, want %d: finish that shard first (ragbench run --shard %d/%d)", rel, k, n, len(lines), want, k, n)
+			want := (total - k + n - 1) / n
+			if q, ok := shards[k].cfg.Provenance.Questions[ds]; ok {
+				want = q
+			}
+			if len(lines) != want {
+				return nil, fmt.Errorf("merge: %s of shard %d/%d (%s) has %d records, want %d: finish that shard first (ragbench run CONFIG --shard %d/%d --out %s)", rel, k, n, shards[k].dir, len(lines), want, k, n, shards[k].dir)
 			}
 		}
 		pos := map[string]int{}
@@ -160,6 +185,9 @@ func Merge(out string, shardDirs []string) ([]Row, error) {
 			pos[h.ID] = i
 			buf.Write(line)
 			buf.WriteByte('\n')
+		}
+		if err := writeOrigin(dst, want); err != nil {
+			return nil, err
 		}
 		if err := writeFileAtomic(dst, buf.Bytes()); err != nil {
 			return nil, err

@@ -589,6 +589,10 @@ type Provenance struct {
 	// Questions are the planned questions of each dataset (after limit and shard): a cell with
 	// fewer records did not finish (reports flag it as n of planned).
 	Questions map[string]int `yaml:"questions,omitempty" json:"questions,omitempty"`
+	// Identity is what besides the config determines the records, and is part of the config hash:
+	// "templates/FILE" → sha256 of the prompt templates and exemplars read, "index/KIND/CORPUS" → the
+	// key of each index used.
+	Identity map[string]string `yaml:"identity,omitempty" json:"identity,omitempty"`
 }
 
 // prebuilt identifies the prebuilt indexes a config names (retrieval.dir, ngram.index) by the SHA-256

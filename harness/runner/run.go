@@ -114,7 +114,11 @@ func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer lock.unlock()
-	if err := writeResolved(dir, c, plan, res, needs, o); err != nil {
+	if err := removeLeftovers(dir); err != nil {
+		return nil, err
+	}
+	org, err := writeResolved(dir, c, plan, res, needs, o)
+	if err != nil {
 		return nil, err
 	}
 	comp, err := res.Open(ctx, plan, needs)
@@ -125,7 +129,7 @@ func Execute(ctx context.Context, c Config, o Options) (*Result, error) {
 	if err := checkEnvs(plan, comp); err != nil {
 		return nil, err
 	}
-	r := &runner{plan: plan, comp: comp, dir: dir, o: o}
+	r := &runner{plan: plan, comp: comp, dir: dir, o: o, origin: org}
 	result, err := r.run(ctx)
 	if err != nil {
 		return result, err
@@ -156,18 +160,16 @@ func checkEnvs(p *Plan, comp *Components) error {
 	return errors.Join(errs...)
 }
 
-// writeResolved writes config.yaml (the resolved config and its provenance), or, when the directory
-// already holds one, checks that it is the same run and refuses a resume with other settings.
-func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*IndexNeed, o Options) error {
-	_, hash, err := ResolvedConfig(c)
-	if err != nil {
-		return err
-	}
+// writeResolved checks that the run directory may take this run (checkRunDir) and writes config.yaml:
+// the resolved config (the environment's model and server written in) and its provenance, with the
+// identity the config hash covers. It returns the records' origin.
+func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*IndexNeed, o Options) (origin, error) {
+	c = resolveEnv(c)
 	sums, err := res.datasetChecksums(p)
 	if err != nil {
-		return err
+		return origin{}, err
 	}
-	prov := &Provenance{Version: o.Version, GitCommit: o.GitCommit, ConfigHash: hash, Datasets: sums, Questions: map[string]int{}}
+	prov := &Provenance{Version: o.Version, GitCommit: o.GitCommit, Datasets: sums, Questions: map[string]int{}}
 	for _, d := range p.Datasets {
 		prov.Questions[d.Name] = len(d.Examples)
 	}
@@ -179,41 +181,38 @@ func writeResolved(dir string, c Config, p *Plan, res *Resources, needs []*Index
 	}
 	pre, err := res.prebuilt()
 	if err != nil {
-		return err
+		return origin{}, err
 	}
 	prov.Indexes = append(prov.Indexes, pre...)
-	path := filepath.Join(dir, "config.yaml")
-	if old, err := os.ReadFile(path); err == nil {
-		var oc Config
-		if err := yaml.Unmarshal(old, &oc); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if oc.Provenance == nil {
-			return fmt.Errorf("%s has no provenance: not a ragbench run directory", path)
-		}
-		if oc.Provenance.ConfigHash != hash || oc.Provenance.Shard != prov.Shard {
-			return fmt.Errorf("%s holds a run with other settings (%s); use another --out or remove it", dir, configDiff(oc, c, oc.Provenance.Shard, prov.Shard))
-		}
-		for k, v := range sums {
-			if ov, ok := oc.Provenance.Datasets[k]; ok && ov != v {
-				return fmt.Errorf("%s: dataset file %s changed since the run started (sha256 %s, now %s)", dir, k, ov[:12], v[:12])
-			}
-		}
+	if prov.Identity, err = identityOf(c, res, prov.Indexes); err != nil {
+		return origin{}, err
+	}
+	if prov.ConfigHash, err = identityHash(c, prov.Identity); err != nil {
+		return origin{}, err
+	}
+	want := origin{ConfigHash: prov.ConfigHash, Shard: prov.Shard}
+	if err := checkRunDir(dir, c, prov.Identity, want, sums); err != nil {
+		return origin{}, err
 	}
 	c.Out = ""
 	c.Provenance = prov
+	return want, writeFileAtomic(filepath.Join(dir, "config.yaml"), encodeResolved(c))
+}
+
+// encodeResolved is the text of a run directory's config.yaml.
+func encodeResolved(c Config) []byte {
 	var buf bytes.Buffer
 	buf.WriteString("# The resolved config of this run (ragbench run runs it again); provenance is not part of the config hash.\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(c); err != nil {
-		return err
+		panic(err) // a Config always encodes
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return buf.Bytes()
 }
 
-// configDiff names the keys whose values differ between two configs.
-func configDiff(a, b Config, shardA, shardB string) string {
+// configDiffs names the keys whose values differ between two configs.
+func configDiffs(a, b Config, shardA, shardB string) []string {
 	fa, fb := flatten(a), flatten(b)
 	var diffs []string
 	keys := map[string]bool{}
@@ -230,6 +229,15 @@ func configDiff(a, b Config, shardA, shardB string) string {
 	}
 	if shardA != shardB {
 		diffs = append(diffs, fmt.Sprintf("shard: %s → %s", orNone(shardA), orNone(shardB)))
+	}
+	return diffs
+}
+
+// configDiff is configDiffs as one phrase.
+func configDiff(a, b Config, shardA, shardB string) string {
+	diffs := configDiffs(a, b, shardA, shardB)
+	if a.Provenance != nil && b.Provenance != nil {
+		diffs = append(diffs, identityDiff(a.Provenance.Identity, b.Provenance.Identity)...)
 	}
 	if len(diffs) == 0 {
 		return "config hash differs"
@@ -305,10 +313,11 @@ type cellStats struct {
 }
 
 type runner struct {
-	plan *Plan
-	comp *Components
-	dir  string
-	o    Options
+	plan   *Plan
+	comp   *Components
+	dir    string
+	o      Options
+	origin origin
 }
 
 // timingLine is a line of a .timings.jsonl file: methods.Timing plus what depends on the state of
@@ -354,6 +363,15 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 			done, err := scanDone(path)
 			if err != nil {
 				return result, err
+			}
+			// The file's proof of origin precedes its first record (checkRunDir has refused records
+			// of another origin; one without an origin was written under this run's config.yaml).
+			if o, ok, err := readOrigin(path); err != nil {
+				return result, err
+			} else if !ok || o != r.origin {
+				if err := writeOrigin(path, r.origin); err != nil {
+					return result, err
+				}
 			}
 			if _, err := repairTail(timingsPath(path)); err != nil {
 				return result, err
