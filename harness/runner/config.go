@@ -59,6 +59,9 @@ type Config struct {
 	// Prompts is the directory of the QuCo-RAG reference files (exemplars.json, prompt_templates.json).
 	// Empty: $RAGBENCH_REFERENCE/quco-rag, else shared/reference/quco-rag beside the checkout.
 	Prompts string `yaml:"prompts,omitempty"`
+	// Reference is the directory of the reference material (quco-rag/, paper-tables.json) that
+	// recipes are read from. Empty: $RAGBENCH_REFERENCE, else shared/reference beside the checkout.
+	Reference string `yaml:"reference,omitempty"`
 	// IndexCache is the directory indexes are built into on demand (default: the ragbench cache's
 	// indexes/ directory, see datasets.CacheDir).
 	IndexCache string `yaml:"index_cache,omitempty"`
@@ -106,6 +109,20 @@ type MethodConfig struct {
 	// shared/reference/paper-tables.json. Reports place exactly these numbers beside the cells'
 	// (a row whose dataset differs from the cell's dataset is not placed for it).
 	Paper []PaperRef `yaml:"paper,omitempty"`
+	// Model is the generator model of this entry's cells (default: llm.model, or each of models).
+	// A cell with its own model runs with it only, and its name ends in "@MODEL" as with models.
+	Model string `yaml:"model,omitempty"`
+	// Tokenizer names the tokenizer the authors measured lengths with for this entry's recipe
+	// (their API-model files); it is recorded as part of the cells' identity.
+	Tokenizer string `yaml:"tokenizer,omitempty"`
+	// Recipe is one of the authors' per-row config files, or a glob of them, relative to the
+	// reference directory (see Recipe): each file becomes one entry of the resolved config, with
+	// method, dataset, model and settings translated from it (the entry's own settings override
+	// the file's; its sweep sweeps on top).
+	Recipe string `yaml:"recipe,omitempty"`
+	// RecipeSHA256 is the SHA-256 of the recipe file, written by the resolution; a resolved config
+	// whose file changed since is refused.
+	RecipeSHA256 string `yaml:"recipe_sha256,omitempty"`
 }
 
 // PaperRef names one published row: the table, model, dataset and method exactly as
@@ -205,6 +222,14 @@ func (c Config) Defaults() Config {
 	if c.LLM.Model == "" && len(c.Models) > 0 {
 		c.LLM.Model = c.Models[0]
 	}
+	if c.LLM.Model == "" {
+		for _, m := range c.Methods {
+			if m.Model != "" {
+				c.LLM.Model = m.Model
+				break
+			}
+		}
+	}
 	return c
 }
 
@@ -260,6 +285,9 @@ func (c Config) Validate() error {
 		p := fmt.Sprintf("methods[%d]", i)
 		if m.Method == "" {
 			bad(p+".method", "empty")
+		}
+		if m.Model != "" && len(c.Models) > 0 {
+			bad(p+".model", "%s: a method with its own model is not swept over models (give one of them)", m.Model)
 		}
 		if m.Label != "" && !nameRE.MatchString(m.Label) {
 			bad(p+".label", "%q: want letters, digits, '.', '_' or '-'", m.Label)
@@ -406,6 +434,10 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 			return Config{}, blameSet(name, data, sets, err)
 		}
 		return Config{}, fmt.Errorf("%s: %s", name, err)
+	}
+	c, err := resolveRecipes(c)
+	if err != nil {
+		return Config{}, locate(name, doc, err)
 	}
 	c = c.Defaults()
 	if err := c.Validate(); err != nil {

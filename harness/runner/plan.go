@@ -102,18 +102,26 @@ func Expand(c Config) ([]*Cell, error) {
 				}
 				name += "[" + strings.Join(parts, ",") + "]"
 			}
-			for _, other := range names[name] {
+			key := name
+			if m.Model != "" {
+				key += "@" + modelLabel(m.Model)
+			}
+			for _, other := range names[key] {
 				if overlap(other, m.Datasets) {
-					return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("cell %s appears twice on one dataset (give one of them a label)", name)}
+					return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("cell %s appears twice on one dataset (give one of them a label)", key)}
 				}
 			}
-			names[name] = append(names[name], m.Datasets)
+			names[key] = append(names[key], m.Datasets)
 			if len(p) == 0 {
 				p = nil
 			}
 			impl, err := methods.New(m.Method, p)
 			if err != nil {
 				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
+			}
+			if m.Model != "" {
+				out = append(out, &Cell{Name: name + "@" + modelLabel(m.Model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: m.Model, Paper: m.Paper})
+				continue
 			}
 			if len(c.Models) == 0 {
 				out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper})

@@ -403,7 +403,10 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	}
 	comp.Clients[""] = client
 	comp.closers = append(comp.closers, client)
-	for _, m := range r.cfg.Models {
+	for _, m := range cellModels(r.cfg, p) {
+		if comp.Clients[m] != nil {
+			continue
+		}
 		mc := r.cfg.LLM
 		mc.Model = m
 		cl, err := llm.New(mc)
@@ -639,4 +642,24 @@ func (r *Resources) datasetChecksums(p *Plan) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// cellModels returns the models of the plan's cells (the config's models sweep and the methods' own
+// models), in plan order without repeats.
+func cellModels(c Config, p *Plan) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(m string) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	for _, m := range c.Models {
+		add(m)
+	}
+	for _, cell := range p.Cells {
+		add(cell.Model)
+	}
+	return out
 }
