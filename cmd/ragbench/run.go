@@ -29,6 +29,8 @@ Ctrl-C or a kill leaves a consistent directory. See docs/runner.md.`,
 			&cli.StringSliceFlag{Name: "set", Usage: "override a config key: KEY=VALUE, VALUE in YAML (repeatable; e.g. llm.model=X, methods.quco.settings.tau_cooc=[1,5])"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the run in the run directory (it must exist); a plain rerun does the same"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan (cells, questions, expected LLM calls and tokens, indexes to build, cost) and exit"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "with --dry-run: text, or json ({\"cells\": [...]}: per cell and dataset the resolved settings, generator, retrieval, n-gram source, recipe and paper rows)"},
+			&cli.BoolFlag{Name: "offline", Usage: "run with no server: the offline reader, BM25 and n-gram indexes built over each dataset's local corpus, rule extraction (the run is named NAME-offline)"},
 			&cli.IntFlag{Name: "pilot", Usage: "with --dry-run: answer the first N questions of every dataset with every cell (the config's generator and components; nothing written) to estimate calls and tokens"},
 			&cli.StringFlag{Name: "shard", Usage: "run shard K/N (0-based) of every cell; default from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX"},
 			&cli.IntFlag{Name: "shards", Usage: "the shard count, with JOB_COMPLETION_INDEX (a Kubernetes indexed Job)"},
@@ -56,6 +58,18 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("offline") {
+		if cfg, err = runner.Offline(cfg); err != nil {
+			return fmt.Errorf("--offline: %w", err)
+		}
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usagef("run: --format %q: want text or json", format)
+	}
+	if format == "json" && !c.Bool("dry-run") {
+		return usagef("run: --format json goes with --dry-run")
+	}
 	k, n, err := runner.ParseShard(c.String("shard"), c.Int("shards"), os.Getenv)
 	if err != nil {
 		return usagef("%v", err)
@@ -64,7 +78,7 @@ func runAction(c *cli.Context) error {
 	o := runner.Options{
 		Out: c.String("out"), Shard: k, Shards: n,
 		Progress: stderr, TTY: cliutil.IsTerminal(stderr), ProgressEvery: c.Duration("progress-every"),
-		Pilot:   c.Int("pilot"),
+		Pilot: c.Int("pilot"), Format: format,
 		Version: version, GitCommit: cliutil.GitCommit(),
 	}
 	if c.Bool("dry-run") {

@@ -435,9 +435,9 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("%s: %s", name, err)
 	}
-	c, err := resolveRecipes(c)
+	c, err = resolveRecipes(c)
 	if err != nil {
-		return Config{}, locate(name, doc, err)
+		return Config{}, locate(name, doc, placed, err)
 	}
 	c = c.Defaults()
 	if err := c.Validate(); err != nil {

@@ -2,10 +2,14 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ragbench/ragbench/harness/llm"
+	"github.com/ragbench/ragbench/harness/ngram"
+	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -73,12 +77,42 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.Format == "json" {
+		pj, err := BuildPlanJSON(plan)
+		if err != nil {
+			return err
+		}
+		if o.Pilot > 0 {
+			if _, _, err := runPilot(ctx, c, plan, res, needs, o.Pilot, o.Progress); err != nil {
+				return fmt.Errorf("pilot: %w", err)
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(pj)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s → %s (config %s)\n", c.Name, RunDir(c, o), hash[:12])
 	if c.Expect != "" {
 		fmt.Fprintf(&b, "expects: %s\n", c.Expect)
 	}
 	fmt.Fprintf(&b, "generator: %s\n", GeneratorName(c.LLM))
+	if c.LLM.Backend != "offline" {
+		e := endpoint(c.LLM.BaseURL, llm.EnvBaseURL, llm.DefaultBaseURL)
+		fmt.Fprintf(&b, "generator endpoint: %s (from the %s)\n", e.URL, e.Source)
+	}
+	if c.Retrieval.Backend == "elastic" {
+		e := endpoint(c.Retrieval.Elastic.URL, "ELASTIC_URL", elastic.DefaultURL)
+		fmt.Fprintf(&b, "elastic endpoint: %s (from the %s)\n", e.URL, e.Source)
+	}
+	if c.Extract.Backend == "llm" {
+		e := endpoint(c.Extract.LLM.BaseURL, llm.EnvBaseURL, llm.DefaultBaseURL)
+		fmt.Fprintf(&b, "extractor endpoint: %s (from the %s)\n", e.URL, e.Source)
+	}
+	if !c.Ngram.Build && c.Ngram.Backend == ngram.BackendAPI {
+		e := endpoint(c.Ngram.APIURL, "", ngram.DefaultAPIURL)
+		fmt.Fprintf(&b, "n-gram API endpoint: %s (from the %s)\n", e.URL, e.Source)
+	}
 	if len(c.Models) > 0 {
 		fmt.Fprintf(&b, "models (each cell runs with each): %s\n", strings.Join(c.Models, ", "))
 	}
@@ -89,6 +123,9 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 			corpus = "(none)"
 		}
 		fmt.Fprintf(&b, "  %-20s %6d questions  corpus %s\n", d.Name, len(d.Examples), corpus)
+	}
+	for _, wn := range PlanWarnings(plan) {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
 	fmt.Fprintf(&b, "cells (%d):\n", len(plan.Cells))
 	for _, cell := range plan.Cells {
@@ -208,8 +245,11 @@ func runPilot(ctx context.Context, c Config, plan *Plan, res *Resources, needs [
 			for _, cell := range plan.cellsFor(d) {
 				wrapped, _ := m.wrap(comp.Env(d.Name, cell.Model), cell.Model)
 				env, meter := methods.Instrument(wrapped)
-				if _, err := answerSafe(ctx, cell.Impl, env, ex); err != nil && ctx.Err() != nil {
-					return nil, 0, ctx.Err()
+				if _, err := answerSafe(ctx, cell.Impl, env, ex); err != nil {
+					if ctx.Err() != nil {
+						return nil, 0, ctx.Err()
+					}
+					return nil, 0, fmt.Errorf("%s on %s question %s: %w", cell.Name, d.Name, ex.ID, err)
 				}
 				k := meter.Counters()
 				st := out[cell.Name]

@@ -26,6 +26,9 @@ type Cell struct {
 	Model string
 	// Paper names the published rows the cell reproduces (from its method config).
 	Paper []PaperRef
+	// Recipe and RecipeSHA256 name the authors' file the cell's settings come from; Tokenizer is
+	// the tokenizer it names (from the method config).
+	Recipe, RecipeSHA256, Tokenizer string
 	// Impl is the built method.
 	Impl methods.Method
 }
@@ -119,16 +122,21 @@ func Expand(c Config) ([]*Cell, error) {
 			if err != nil {
 				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
 			}
+			cell := Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper,
+				Recipe: m.Recipe, RecipeSHA256: m.RecipeSHA256, Tokenizer: m.Tokenizer}
 			if m.Model != "" {
-				out = append(out, &Cell{Name: name + "@" + modelLabel(m.Model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: m.Model, Paper: m.Paper})
+				cell.Name, cell.Model = name+"@"+modelLabel(m.Model), m.Model
+				out = append(out, &cell)
 				continue
 			}
 			if len(c.Models) == 0 {
-				out = append(out, &Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper})
+				out = append(out, &cell)
 				continue
 			}
 			for _, model := range c.Models {
-				out = append(out, &Cell{Name: name + "@" + modelLabel(model), Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Model: model, Paper: m.Paper})
+				cm := cell
+				cm.Name, cm.Model = name+"@"+modelLabel(model), model
+				out = append(out, &cm)
 			}
 		}
 	}

@@ -40,6 +40,8 @@ type Options struct {
 	// Pilot, for DryRun, answers the first Pilot questions of every dataset with every cell to
 	// estimate calls and tokens of methods that give no bounds.
 	Pilot int
+	// Format, for DryRun, is "text" (default) or "json" (PlanJSON).
+	Format string
 	// Version and GitCommit are recorded in the resolved config.
 	Version, GitCommit string
 }
