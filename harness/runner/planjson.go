@@ -253,6 +253,12 @@ func PlanWarnings(p *Plan) []string {
 			out = append(out, fmt.Sprintf("datasets[%d] %s: limit %d, the file has %d: %s", i, d.Config.Name, d.Config.Limit, len(d.Examples), fullSetHint(d.Name)))
 		}
 	}
+	type key struct {
+		dataset string
+		sample  int
+	}
+	count := map[key]int{}
+	var order []key
 	seen := map[string]bool{}
 	for _, m := range p.Config.Methods {
 		if m.Recipe == "" || seen[m.Recipe] {
@@ -263,9 +269,16 @@ func PlanWarnings(p *Plan) []string {
 		if err != nil || r.Sample == 0 {
 			continue
 		}
+		k := key{r.Dataset, r.Sample}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	for _, k := range order {
 		for _, d := range p.Datasets {
-			if (d.Config.Name == r.Dataset || d.Name == r.Dataset) && len(d.Examples) != r.Sample && (d.Config.Limit == 0 || d.Config.Limit >= r.Sample) {
-				out = append(out, fmt.Sprintf("recipe %s answers the first %d questions of %s; this run has %d", m.Recipe, r.Sample, r.Dataset, len(d.Examples)))
+			if (d.Config.Name == k.dataset || d.Name == k.dataset) && d.Config.Limit != k.sample && d.Config.Limit <= len(d.Examples) {
+				out = append(out, fmt.Sprintf("%d recipes answer the first %d questions of %s (sample: %d); this run answers %d", count[k], k.sample, k.dataset, k.sample, len(d.Examples)))
 			}
 		}
 	}

@@ -245,6 +245,10 @@ func (r *Recipe) translate(raw map[string]any) error {
 			have[k] = true
 		}
 	}
+	if web && have["use_web_search"] {
+		r.Settings["use_web_search"] = true
+		r.Keys["use_web_search"] = "method web-tool, settings.use_web_search (the non-retrieval prompt with the OpenAI web search tool)"
+	}
 	for _, k := range sortedKeys(raw) {
 		v := raw[k]
 		if k == "method" || k == "use_web_search" {
@@ -498,8 +502,8 @@ func resolveRecipes(c Config) (Config, error) {
 			for k := range m.Sweep {
 				delete(e.Settings, k)
 			}
-			if len(m.Paper) == 0 {
-				e.Paper = r.Paper
+			if len(m.Paper) == 0 && len(m.Settings) == 0 && len(m.Sweep) == 0 {
+				e.Paper = r.Paper // the file's own row: only while no setting is changed
 			}
 			out = append(out, e)
 		}
