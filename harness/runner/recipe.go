@@ -515,13 +515,6 @@ func resolveRecipes(c Config) (Config, error) {
 	return c, nil
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // check compares the components the recipe was run with against the config's: a different BM25
 // index, extractor model, n-gram index or API endpoint is an error; a component of another kind (the
 // offline reader, the rule extractor, a local n-gram index) is the config's choice, shown in the
