@@ -34,6 +34,9 @@ type Config struct {
 	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// MaxRetries is the number of retries after the first attempt (default 6; negative: none).
 	MaxRetries int `yaml:"max_retries,omitempty" json:"max_retries,omitempty"`
+	// MaxWait bounds the whole of one request, its attempts and the waits between them included
+	// (default DefaultMaxWait): a server that never answers fails the question within it.
+	MaxWait time.Duration `yaml:"max_wait,omitempty" json:"max_wait,omitempty"`
 	// BackoffBase and BackoffMax shape the exponential backoff (defaults 500ms and 30s).
 	BackoffBase time.Duration `yaml:"backoff_base,omitempty" json:"backoff_base,omitempty"`
 	BackoffMax  time.Duration `yaml:"backoff_max,omitempty" json:"backoff_max,omitempty"`
@@ -73,6 +76,9 @@ const (
 // DefaultBaseURL is OpenAI's API root, used when neither the config nor the environment names one.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
+// DefaultMaxWait is the default bound on one request's total time, retries included.
+const DefaultMaxWait = 3 * time.Minute
+
 // Defaults returns the config with every unset field given its default. It does not read the
 // environment (Resolve does).
 func (c Config) Defaults() Config {
@@ -87,6 +93,9 @@ func (c Config) Defaults() Config {
 	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 6
+	}
+	if c.MaxWait == 0 {
+		c.MaxWait = DefaultMaxWait
 	}
 	if c.BackoffBase == 0 {
 		c.BackoffBase = 500 * time.Millisecond
@@ -152,7 +161,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("llm.model is empty (set it or $%s)", EnvModel))
 		}
 	}
-	if c.Timeout < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.MaxRetryAfter < 0 {
+	if c.Timeout < 0 || c.MaxWait < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.MaxRetryAfter < 0 {
 		errs = append(errs, errors.New("llm durations must not be negative"))
 	}
 	if c.Concurrency < 0 || c.RPM < 0 || c.TPM < 0 || c.MaxTokens < 0 {

@@ -162,12 +162,21 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
 	est := float64(EstimatePromptTokens(req) + max(req.MaxTokens, 16))
 	maxRetries := max(o.cfg.MaxRetries, 0)
+	outer := ctx
+	if o.cfg.MaxWait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.cfg.MaxWait, errMaxWait)
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
 		resp, err := o.attempt(ctx, req, est)
 		if err == nil {
 			resp.Latency = time.Since(start)
 			resp.Retries = attempt
 			return resp, nil
+		}
+		if outer.Err() == nil && errors.Is(context.Cause(ctx), errMaxWait) {
+			return Response{}, o.maxWaitErr(req, attempt+1, err)
 		}
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, ctx.Err())
@@ -183,11 +192,23 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 		if o.cfg.OnRetry != nil {
 			o.cfg.OnRetry("llm "+string(req.Endpoint), attempt+1, o.redact.err(err), wait)
 		}
-		if err := retry.Sleep(ctx, wait); err != nil {
-			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, err)
+		if serr := retry.Sleep(ctx, wait); serr != nil {
+			if outer.Err() == nil && errors.Is(context.Cause(ctx), errMaxWait) {
+				return Response{}, o.maxWaitErr(req, attempt+1, err)
+			}
+			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, serr)
 		}
 	}
 }
+
+// maxWaitErr is the error of a request that reached Config.MaxWait after attempts attempts, the last
+// failing with last.
+func (o *OpenAI) maxWaitErr(req Request, attempts int, last error) error {
+	return o.redact.err(fmt.Errorf("llm %s %s: no answer within llm.max_wait %v (%d attempt(s); last: %v)", req.Endpoint, RedactURL(o.cfg.BaseURL), o.cfg.MaxWait, attempts, last))
+}
+
+// errMaxWait is the cause of a request's context ending at Config.MaxWait.
+var errMaxWait = errors.New("llm.max_wait reached")
 
 // backoff returns the wait before retry number attempt+1: the server's Retry-After when it gave one
 // (capped by MaxRetryAfter), else BackoffBase·2^attempt capped by BackoffMax, with "equal jitter"

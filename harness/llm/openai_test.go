@@ -449,3 +449,29 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxWaitBoundsARequest: against a server that never answers, a request gives up after
+// max_wait, attempts and retries included, with an error saying so (120 s × 7 attempts was about
+// 15 minutes of silence per question).
+func TestMaxWaitBoundsARequest(t *testing.T) {
+	srv := llmtest.New(t, llmtest.VLLM)
+	srv.SlowDelay = time.Minute
+	srv.Enqueue(llmtest.Slow, llmtest.Slow, llmtest.Slow, llmtest.Slow, llmtest.Slow)
+	c := newClient(t, srv, func(c *llm.Config) {
+		c.Timeout = 150 * time.Millisecond
+		c.MaxRetries = 6
+		c.BackoffBase, c.BackoffMax = time.Millisecond, time.Millisecond
+		c.MaxWait = 400 * time.Millisecond
+	})
+	start := time.Now()
+	_, err := c.Generate(context.Background(), llm.Request{Prompt: "x"})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("gave up after %v, want about max_wait 400ms", el)
+	}
+	if err == nil || !strings.Contains(err.Error(), "no answer within llm.max_wait 400ms") {
+		t.Fatalf("error %v; want one naming max_wait", err)
+	}
+	if d := (llm.Config{}).Defaults().MaxWait; d <= 0 || d > 5*time.Minute {
+		t.Errorf("default max_wait %v; want a few minutes at most", d)
+	}
+}
