@@ -119,7 +119,8 @@ func normCellMethod(s string) string {
 	return n
 }
 
-// SameMethod reports whether a cell name (or method name) names the paper's method: the method
+// SameMethod reports whether a cell name (or method name) names a paper's method name, for
+// --baseline (published numbers are placed from the cells' config refs, never by names): the method
 // parts match by normMethod (cellAliases applied to ours), and a cell's settings match the words after the paper's method name
 // ("quco[window=50]" is "QuCo-RAG window=50"; "quco" is "QuCo-RAG").
 func SameMethod(cell, paper string) bool {

@@ -692,7 +692,18 @@ func (r *Report) buildTables() {
 	r.Tables = append(r.Tables, freq)
 	r.Tables = append(r.Tables, r.breakdown("by_type", "EM (%) by question type", same(TypeKey), nil))
 	r.Tables = append(r.Tables, r.breakdown("by_retrieval", "EM (%) by whether retrieval fired", same(FiredKey), []string{"retrieved", "no retrieval"}))
+	var partial []string
+	for _, g := range r.Groups {
+		for _, name := range r.rows {
+			if c := r.cell[g][name]; c != nil && len(c.Records) < c.Planned {
+				partial = append(partial, fmt.Sprintf("%s on %s (%s): %d of %d", name, g.Dataset, blockLabel(g), len(c.Records), c.Planned))
+			}
+		}
+	}
 	for _, t := range r.Tables {
+		if len(partial) > 0 {
+			t.Notes = append(t.Notes, "Incomplete (an interrupted run or a shard): "+strings.Join(partial, "; ")+" planned questions have records; their numbers cover only those.")
+		}
 		t.Notes = append(t.Notes, "Generator: "+r.generatorsText()+".")
 	}
 }
@@ -808,7 +819,11 @@ func (r *Report) longRows(f func(g GroupKey, c *Cell, label string)) {
 	for _, g := range r.Groups {
 		for _, name := range r.rows {
 			if c := r.cell[g][name]; c != nil {
-				f(g, c, groupLabel(g, multi)+" · "+name)
+				label := groupLabel(g, multi) + " · " + name
+				if len(c.Records) < c.Planned {
+					label += fmt.Sprintf(" (%d of %d)", len(c.Records), c.Planned)
+				}
+				f(g, c, label)
 			}
 		}
 	}
@@ -824,7 +839,8 @@ func (r *Report) costTable() *Table {
 		m := Metrics[k]
 		t.Columns = append(t.Columns, Column{Key: k, Label: m.Label, Decimals: m.Decimals})
 	}
-	untimed := 0
+	t.Columns = append(t.Columns, Column{Key: "errors", Label: "Err.", Decimals: 0})
+	untimed, shared := 0, 0
 	r.longRows(func(g GroupKey, c *Cell, label string) {
 		row := Row{Label: label}
 		for _, k := range keys {
@@ -832,10 +848,24 @@ func (r *Report) costTable() *Table {
 			v.Lo, v.Hi = nil, nil // plain means: the intervals are in the other tables
 			row.Values = append(row.Values, v)
 		}
-		untimed += len(c.Records) - len(c.Timings)
+		row.Values = append(row.Values, num(float64(c.Errors)))
+		for i := range c.Records {
+			rec := &c.Records[i]
+			if rec.Error != "" {
+				continue
+			}
+			if tm, ok := c.Timings[rec.ID]; !ok {
+				untimed++
+			} else if len(tm.Shared) > 0 {
+				shared++
+			}
+		}
 		t.Rows = append(t.Rows, row)
 	})
-	t.Notes = append(t.Notes, "Times are measured wall times (timings files; they vary between runs); Tok in are prompt tokens, #Tok generated tokens, Ans. tok the answer-completion call's prompt and completion tokens.")
+	t.Notes = append(t.Notes, "Times are measured wall times (timings files; they vary between runs); Tok in are prompt tokens, #Tok generated tokens, Ans. tok the answer-completion call's prompt and completion tokens; Err. failed questions, left out of every other column.")
+	if shared > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Times are what each method needs on its own: for the calls a cell took from the runner's question memo (another cell of the same question made them first), the time they took then is included (shared_ms of the timings files; %d question-cells).", shared))
+	}
 	if untimed > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d questions have no timing line and are left out of the times.", untimed))
 	}
@@ -854,8 +884,9 @@ func (r *Report) breakdown(id, title string, keyOf func(*Cell) func(*methods.Rec
 	}
 	var data []rowData
 	present := map[string]bool{}
-	missing := 0
+	missing, failed := 0, 0
 	r.longRows(func(g GroupKey, c *Cell, label string) {
+		failed += c.Errors
 		b := BreakdownBy(c, em, keyOf(c), order)
 		if len(b.Keys) == 0 {
 			missing += b.Missing
@@ -900,6 +931,9 @@ func (r *Report) breakdown(id, title string, keyOf func(*Cell) func(*methods.Rec
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, "Each cell: EM (%) over the questions in the column's class, with their number n.")
+	if failed > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d failed questions (records with an error) are left out.", failed))
+	}
 	if missing > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d questions lack the key this table splits by and are left out.", missing))
 	}
