@@ -1,0 +1,322 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+// paperConfigs returns the shipped paper configs (configs/quco-*.yaml).
+func paperConfigs(t *testing.T) []string {
+	t.Helper()
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "configs", "quco-*.yaml"))
+	if len(files) < 6 {
+		t.Fatalf("configs/quco-*.yaml: %d files, want the paper configs", len(files))
+	}
+	return files
+}
+
+// planJSON loads a config and returns its dry run as JSON, decoded.
+func planJSON(t *testing.T, file string, sets ...string) PlanJSON {
+	t.Helper()
+	c, err := Load(file, append([]string{"index_cache=" + indexCache}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), c, Options{Format: "json"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var pj PlanJSON
+	if err := json.Unmarshal(out.Bytes(), &pj); err != nil {
+		t.Fatalf("%s: the dry run's JSON does not decode: %v", file, err)
+	}
+	return pj
+}
+
+// TestPaperRowsCovered: every QuCo-RAG row of paper-tables.json except DRAGIN, ETC and SeaKR (which
+// need model internals) is named by a cell of a shipped config, on that row's dataset, in the dry run's
+// JSON; and every named row exists in paper-tables.json.
+func TestPaperRowsCovered(t *testing.T) {
+	needData(t)
+	rows, err := PaperRows(ReferenceDir(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[PaperRef][]string{}
+	for _, f := range paperConfigs(t) {
+		for _, c := range planJSON(t, f).Cells {
+			for _, ref := range c.Paper {
+				if ref.Dataset != c.Dataset && !strings.HasPrefix(c.Dataset, ref.Dataset+"-") {
+					t.Errorf("%s: cell %s on %s names a row of %s", filepath.Base(f), c.Cell, c.Dataset, ref.Dataset)
+				}
+				named[ref] = append(named[ref], filepath.Base(f)+": "+c.Cell)
+			}
+		}
+	}
+	known := map[PaperRef]bool{}
+	missing := 0
+	for _, r := range rows {
+		known[r.PaperRef] = true
+		if r.Paper != "QuCo-RAG" {
+			continue // the UMG rows: configs/umg-*.yaml
+		}
+		switch r.Method {
+		case "DRAGIN", "ETC", "SeaKR":
+			continue
+		}
+		if len(named[r.PaperRef]) == 0 {
+			missing++
+			t.Errorf("no shipped config has a cell naming %+v", r.PaperRef)
+		}
+	}
+	for ref, cells := range named {
+		if !known[ref] {
+			t.Errorf("%v names %+v, which is not a row of paper-tables.json", cells, ref)
+		}
+	}
+	t.Logf("%d rows of paper-tables.json, %d named by the paper configs, %d missing", len(rows), len(named), missing)
+}
+
+// recipeOracle maps the authors' keys to our setting names independently of the translator; a cell
+// from a recipe must hold the file's value under that name.
+var recipeOracle = map[string][]string{
+	"retrieve_topk":            {"top_k"},
+	"fewshot":                  {"fewshot", "shots"},
+	"generate_max_length":      {"generate_max_length"},
+	"fix_length":               {"fix_length"},
+	"hallucination_threshold":  {"hallucination_threshold"},
+	"sentence_solver":          {"sentence_solver"},
+	"ngram_threshold_question": {"tau_entity"},
+	"prompt_template_key":      {"prompt_key"},
+	"retrieval_query_num":      {"max_queries"},
+	"binary_tuple_threshold":   {"tau_head"},
+	"ternary_tuple_threshold":  {"tau_cooc"},
+	"use_web_search":           {"use_web_search"},
+}
+
+// TestRecipeCellsEqualFiles: every cell of a paper config that came from one of the authors' files has
+// the file's model, dataset and settings (a setting the cell sweeps is the sweep's); and every paper row
+// for which the authors have a file is reproduced by a cell read from that file.
+func TestRecipeCellsEqualFiles(t *testing.T) {
+	needData(t)
+	ref := ReferenceDir("")
+	fromFile := map[PaperRef]string{} // row → the recipe of a cell naming it
+	checked := 0
+	for _, f := range paperConfigs(t) {
+		for _, c := range planJSON(t, f).Cells {
+			if c.Recipe == "" {
+				continue
+			}
+			for _, r := range c.Paper {
+				fromFile[r] = c.Recipe
+			}
+			data, err := os.ReadFile(filepath.Join(ref, c.Recipe))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var file map[string]any
+			if err := json.Unmarshal(data, &file); err != nil {
+				t.Fatal(err)
+			}
+			if file["model_name_or_path"] != c.Model {
+				t.Errorf("%s %s: model %s, the file says %v", filepath.Base(f), c.Cell, c.Model, file["model_name_or_path"])
+			}
+			if ds, _ := file["dataset"].(string); c.Dataset != ds && !strings.HasPrefix(c.Dataset, ds+"-") {
+				t.Errorf("%s %s: dataset %s, the file says %s", filepath.Base(f), c.Cell, c.Dataset, ds)
+			}
+			for key, names := range recipeOracle {
+				want, ok := file[key]
+				if !ok {
+					continue
+				}
+				found := false
+				for _, n := range names {
+					got, ok := c.Settings[n]
+					if !ok {
+						continue
+					}
+					found = true
+					if strings.Contains(c.Cell, "["+n+"=") {
+						continue // swept on top of the recipe
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Errorf("%s %s: %s = %v, the file's %s is %v", filepath.Base(f), c.Cell, n, got, key, want)
+					}
+					checked++
+				}
+				if !found {
+					t.Errorf("%s %s: no setting holds the file's %s", filepath.Base(f), c.Cell, key)
+				}
+			}
+		}
+	}
+	// Rows whose file the authors ship must come from it.
+	rows, err := PaperRows(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for dir, m := range paperModels {
+		dirs[m] = dir
+	}
+	fileOf := map[string]string{"Wo-RAG": "wo-RAG", "SR-RAG": "SR-RAG", "FS-RAG": "FS-RAG", "FLARE": "FLARE", "QuCo-RAG": "QuCo-RAG", "Web-Tool": "Web-Tool"}
+	dsDir := map[string]string{"2wikimultihopqa": "2WikiMultihopQA", "hotpotqa": "HotpotQA"}
+	withFile := 0
+	for _, r := range rows {
+		dir, stem, dd := dirs[r.Model], fileOf[r.Method], dsDir[r.Dataset]
+		if dir == "" || stem == "" || dd == "" {
+			continue
+		}
+		if strings.HasPrefix(dir, "gpt-") {
+			dir = "API-" + dir
+		}
+		path := filepath.ToSlash(filepath.Join("quco-rag/config", dir, dd, stem+".json"))
+		if _, err := os.Stat(filepath.Join(ref, path)); err != nil {
+			continue
+		}
+		withFile++
+		if got := fromFile[r.PaperRef]; got != path {
+			t.Errorf("%+v: the authors' file is %s, the cell naming it comes from %q", r.PaperRef, path, got)
+		}
+	}
+	if checked < 100 || withFile < 50 {
+		t.Errorf("checked %d settings and %d rows with a file: the configs lost their recipes", checked, withFile)
+	}
+	t.Logf("%d recipe settings equal their files; %d paper rows come from the authors' file", checked, withFile)
+}
+
+// TestPaperConfigsOffline: every paper config runs end to end with --offline --limit 3: no server, every
+// question answered without error.
+func TestPaperConfigsOffline(t *testing.T) {
+	needData(t)
+	for _, f := range paperConfigs(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c, err := LoadLimited(f, []string{"index_cache=" + indexCache}, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, err = Offline(c); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Execute(context.Background(), c, Options{Out: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Errors > 0 || res.Done == 0 {
+				t.Fatalf("answered %d, failed %d", res.Done, res.Errors)
+			}
+			for _, row := range res.Rows {
+				if row.Generator != "offline reader (no LLM)" {
+					t.Fatalf("cell %s ran with %q, want the offline reader", row.Cell, row.Generator)
+				}
+			}
+		})
+	}
+}
+
+// TestRecipeErrors: a key the translator does not know, a method that needs model internals, a glob
+// that matches nothing, a file changed since the config was resolved and a component that differs from
+// the file's are errors naming the file and key.
+func TestRecipeErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := `"model_name_or_path": "m/M-1", "dataset": "2wikimultihopqa", "sample": 1000, "shuffle": false`
+	write("paper-tables.json", `{"rows": []}`)
+	write("sr.json", `{"method": "single-retrieval", `+base+`, "retrieve_topk": 2, "retriever": "BM25", "es_index_name": "wiki"}`)
+	write("unknown.json", `{"method": "single-retrieval", `+base+`, "retrieve_topk": 2, "rerank": true}`)
+	write("dragin.json", `{"method": "dragin", `+base+`}`)
+	write("wrongkey.json", `{"method": "non-retrieval", `+base+`, "retrieve_topk": 2}`)
+	write("dense.json", `{"method": "QuCo-RAG", `+base+`, "retriever": "SGPT"}`)
+	write("quco.json", `{"method": "QuCo-RAG", `+base+`, "gpt_model": "X/extractor"}`)
+	cfg := func(method string) string {
+		return fmt.Sprintf("name: x\nreference: %s\ndatasets:\n  - {name: 2wikimultihopqa}\nmethods:\n  - %s\nllm: {backend: offline}\n", dir, method)
+	}
+	cases := []struct {
+		name, yaml, want, why string
+	}{
+		{"unknown key", cfg("{recipe: unknown.json}"), "unknown.json: key rerank: not a key ragbench translates", "nothing is dropped silently"},
+		{"model internals", cfg("{recipe: dragin.json}"), "dragin.json: key method: \"dragin\" needs the model's internals", "DRAGIN stays listed as needing internals"},
+		{"no setting for the key", cfg("{recipe: wrongkey.json}"), "wrongkey.json: key retrieve_topk: method wo-rag has no setting for it", "a key the method cannot take is an error"},
+		{"dense retriever", cfg("{recipe: dense.json}"), "dense.json: key retriever: \"SGPT\"", "no SGPT encoder"},
+		{"no match", cfg("{recipe: nope/*.json}"), "methods[0].recipe: nope/*.json matches no file", "an empty glob is an error"},
+		{"changed file", cfg("{recipe: sr.json, recipe_sha256: 0123456789abcdef}"), "changed since this config was resolved", "a resolved config's file must not change"},
+		{"other extractor", cfg("{recipe: quco.json}") + "extract: {backend: llm, llm: {backend: openai, base_url: 'http://127.0.0.1:1/v1', model: Y/other}}\n", "key gpt_model: X/extractor, but extract.llm.model is Y/other", "the run's extractor must be the file's"},
+		{"other elastic index", cfg("{recipe: sr.json}") + "retrieval: {backend: elastic, elastic: {index: other}}\n", "key es_index_name: wiki, but retrieval.elastic.index is other", "the run's index must be the file's"},
+		{"other method", cfg("{recipe: sr.json, method: fs-rag}"), "is method sr-rag, the entry says fs-rag", "the entry's method must agree with the file's"},
+		{"model and models", cfg("{method: wo-rag, model: a/b}") + "models: [c/d]\n", "methods[0].model: a/b: a method with its own model is not swept over models", "one model per cell"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("test.yaml", []byte(tc.yaml), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, want an error containing %q (%s)", err, tc.want, tc.why)
+			}
+		})
+	}
+	// The translation itself: settings, model, dataset, and a resolved config that reads back the same.
+	c, err := Parse("test.yaml", []byte(cfg("{recipe: sr.json}")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Methods[0]
+	if m.Method != "sr-rag" || m.Model != "m/M-1" || m.Settings["top_k"] != 2 || m.Recipe != "sr.json" || len(m.RecipeSHA256) != 64 || strings.Join(m.Datasets, ",") != "2wikimultihopqa" {
+		t.Fatalf("translated entry %+v", m)
+	}
+	b, h1, err := ResolvedConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Parse("resolved.yaml", b, nil)
+	if err != nil {
+		t.Fatalf("the resolved config does not load: %v", err)
+	}
+	if _, h2, _ := ResolvedConfig(c2); h2 != h1 {
+		t.Fatalf("the resolved config resolves to another hash:\n%s", b)
+	}
+}
+
+// TestPilotUnreachable: a pilot that cannot reach the generator fails and names the cell and the
+// endpoint (it used to report "made 0 generator requests" and succeed); the plan says where the
+// endpoint came from and warns that the limit exceeds the file's rows, naming the command that gets
+// the full set.
+func TestPilotUnreachable(t *testing.T) {
+	needData(t)
+	y := fmt.Sprintf("name: x\nindex_cache: %s\ndatasets:\n  - {name: 2wikimultihopqa, limit: 1000}\nmethods:\n  - {method: wo-rag}\nllm: {backend: openai, base_url: 'http://127.0.0.1:1/v1', model: m, max_retries: -1}\n", indexCache)
+	c, err := Parse("x.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), c, Options{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"generator endpoint: http://127.0.0.1:1/v1 (from the config)", "limit 1000, the file has 300: import the full dev set with 'ragbench datasets import --from 2wiki"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the plan lacks %q:\n%s", want, out.String())
+		}
+	}
+	err = DryRun(context.Background(), c, Options{Pilot: 1}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "pilot: wo-rag on 2wikimultihopqa") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("pilot against an unreachable server: %v, want an error naming the cell and the endpoint", err)
+	}
+}
