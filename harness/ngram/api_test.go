@@ -294,3 +294,90 @@ func TestLoadQuCoCache(t *testing.T) {
 		t.Fatalf("reload: %v, %d vs %d", err, c2.Len(), c.Len())
 	}
 }
+
+// TestClientCNFParams checks the parameters of the QuCo-RAG authors' get_infini_gram_count:
+// max_diff_tokens 1000 and max_clause_freq 500000 go with every query whose text contains "AND" or
+// "OR" as a plain substring, and with no other.
+func TestClientCNFParams(t *testing.T) {
+	var got []Request
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req Request
+		json.NewDecoder(r.Body).Decode(&req)
+		got = append(got, req)
+		w.Write([]byte(`{"count": 7, "approx": false, "latency": 0.5}`))
+	}))
+	defer ts.Close()
+	ctx := context.Background()
+	cases := []struct {
+		query      string
+		diff       int
+		clause     uint64
+		why        string
+		viaCoOccur bool
+	}{
+		{"Tom AND Jerry", 1000, 500000, "an entity with AND is a CNF query: the authors' window, not the server's 100", false},
+		{"ORLANDO Guy", 1000, 500000, "OR as a substring of a word: the authors send the parameters too", false},
+		{"Andorra", 0, 0, "no uppercase AND/OR: none", false},
+		{"Hal Eva", 0, 0, "a plain entity: none", false},
+		{"Hal AND Eva", 1000, 500000, "CoOccur with the QuCo window", true},
+	}
+	c := &Client{URL: ts.URL}
+	for _, tc := range cases {
+		got = nil
+		var err error
+		if tc.viaCoOccur {
+			_, err = c.CoOccur(ctx, "Hal", "Eva", 1000)
+		} else {
+			_, err = c.Count(ctx, tc.query)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Query != tc.query || got[0].MaxDiffTokens != tc.diff || got[0].MaxClauseFreq != tc.clause {
+			t.Errorf("%q: sent %+v, want max_diff_tokens %d max_clause_freq %d (%s)", tc.query, got, tc.diff, tc.clause, tc.why)
+		}
+	}
+}
+
+// TestClientRetriesConfigured checks that retries can be turned off (0 in the config, negative on the
+// Client) and set.
+func TestClientRetriesConfigured(t *testing.T) {
+	var calls atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(503)
+		w.Write([]byte(`{"error":"busy"}`))
+	}))
+	defer ts.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		retries *int
+		want    int32
+		why     string
+	}{
+		{nil, 6, "unset: the default 5 retries"},
+		{ptr(0), 1, "0: no retry"},
+		{ptr(2), 3, "2 retries"},
+	} {
+		calls.Store(0)
+		src, err := Open(ctx, Config{Backend: BackendAPI, APIURL: ts.URL, MaxRetries: tc.retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Counter.(*Client).Backoff = time.Microsecond
+		if _, err := src.Count(ctx, "x"); err == nil {
+			t.Errorf("%s: a 503 server answered", tc.why)
+		}
+		if calls.Load() != tc.want {
+			t.Errorf("%s: %d requests, want %d", tc.why, calls.Load(), tc.want)
+		}
+	}
+	if _, err := Open(ctx, Config{Backend: BackendAPI, MaxRetries: ptr(-1)}); err == nil || !strings.Contains(err.Error(), "max_retries") {
+		t.Errorf("negative max_retries accepted: %v", err)
+	}
+	if d := (Config{Backend: BackendAPI}).Defaults(); d.MaxClauseFreq != AuthorsMaxClauseFreq {
+		t.Errorf("API default max_clause_freq %d, want the authors' %d", d.MaxClauseFreq, AuthorsMaxClauseFreq)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

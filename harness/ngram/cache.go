@@ -288,7 +288,12 @@ func (c *Cache) Close() error {
 func (c *Cache) Count(ctx context.Context, query string) (Result, error) {
 	k := CacheKey{Query: query, Index: c.Index, Engine: c.Engine, Build: c.Build}
 	if IsCNF(query) {
+		// The window the inner counter uses: Infini-gram's own (the API client, the authors' cache)
+		// sends the QuCo-RAG authors' 1000; the local index uses the server default.
 		k.Window = DefaultMaxDiffTokens
+		if c.Engine == "" {
+			k.Window = QuCoDefaultWindow
+		}
 	}
 	return c.get(k, func() (Result, error) { return c.Inner.Count(ctx, query) })
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -44,9 +45,10 @@ type Client struct {
 	URL           string        // default DefaultAPIURL
 	Index         string        // default DefaultAPIIndex
 	HTTP          *http.Client  // default: 30 s timeout
-	MaxRetries    int           // retries after the first attempt (default 5)
+	MaxRetries    int           // retries after the first attempt (0: the default 5; negative: none)
 	Backoff       time.Duration // first retry delay, doubled each time with jitter (default 500 ms)
-	MaxClauseFreq uint64        // sent with CNF queries (0: the server's default)
+	// MaxClauseFreq is sent with every query that carries CNF parameters (0: AuthorsMaxClauseFreq).
+	MaxClauseFreq uint64
 	// MaxWait caps the total time spent waiting between retries of one request (0: no cap beyond
 	// MaxRetries).
 	MaxWait time.Duration
@@ -95,6 +97,8 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 	retries := c.MaxRetries
 	if retries == 0 {
 		retries = 5
+	} else if retries < 0 {
+		retries = 0
 	}
 	backoff := c.Backoff
 	if backoff == 0 {
@@ -175,11 +179,35 @@ func (c *Client) once(ctx context.Context, hc *http.Client, body []byte) (Respon
 	return out, false, 0, nil
 }
 
-// Count implements Counter.
+// The CNF parameters the QuCo-RAG authors' get_infini_gram_count sends.
+const (
+	// AuthorsMaxDiffTokens is their max_diff_tokens (QuCoDefaultWindow).
+	AuthorsMaxDiffTokens = QuCoDefaultWindow
+	// AuthorsMaxClauseFreq is their max_clause_freq.
+	AuthorsMaxClauseFreq = 500000
+)
+
+// HasCNFParams reports whether the authors' client sends the CNF parameters with query: whenever its
+// text contains "AND" or "OR" anywhere, as a plain substring ("ORLANDO Guy" and "Tom AND Jerry" both
+// do). A query that is no CNF query ignores them at the server.
+func HasCNFParams(query string) bool {
+	return strings.Contains(query, "AND") || strings.Contains(query, "OR")
+}
+
+func (c *Client) maxClauseFreq() uint64 {
+	if c.MaxClauseFreq == 0 {
+		return AuthorsMaxClauseFreq
+	}
+	return c.MaxClauseFreq
+}
+
+// Count implements Counter as the QuCo-RAG authors' client asks: max_diff_tokens 1000 and
+// max_clause_freq (default 500000) go with every query whose text contains "AND" or "OR"
+// (HasCNFParams).
 func (c *Client) Count(ctx context.Context, query string) (Result, error) {
 	req := Request{QueryType: "count", Query: query}
-	if IsCNF(query) {
-		req.MaxDiffTokens, req.MaxClauseFreq = DefaultMaxDiffTokens, c.MaxClauseFreq
+	if HasCNFParams(query) {
+		req.MaxDiffTokens, req.MaxClauseFreq = AuthorsMaxDiffTokens, c.maxClauseFreq()
 	}
 	return c.count(ctx, req)
 }
@@ -190,7 +218,7 @@ func (c *Client) CoOccur(ctx context.Context, a, b string, window int) (Result, 
 	if window < 1 {
 		return Result{}, fmt.Errorf("infini-gram API: window %d: the API needs at least 1", window)
 	}
-	return c.count(ctx, Request{QueryType: "count", Query: a + " AND " + b, MaxDiffTokens: window, MaxClauseFreq: c.MaxClauseFreq})
+	return c.count(ctx, Request{QueryType: "count", Query: a + " AND " + b, MaxDiffTokens: window, MaxClauseFreq: c.maxClauseFreq()})
 }
 
 func (c *Client) count(ctx context.Context, req Request) (Result, error) {

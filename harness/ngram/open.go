@@ -37,8 +37,8 @@ type Config struct {
 	// Verify checks the CRC-32C of every index file on open.
 	Verify bool `yaml:"verify,omitempty" json:"verify,omitempty"`
 
-	// MaxClauseFreq is the subsampling threshold of infinigram mode and of the API
-	// (default DefaultMaxClauseFreq).
+	// MaxClauseFreq is the subsampling threshold of infinigram mode (default DefaultMaxClauseFreq)
+	// and of the API (default AuthorsMaxClauseFreq, the QuCo-RAG authors' 500000).
 	MaxClauseFreq uint64 `yaml:"max_clause_freq,omitempty" json:"max_clause_freq,omitempty"`
 
 	// APIURL is the API endpoint (backend api; default DefaultAPIURL).
@@ -52,6 +52,9 @@ type Config struct {
 	// QuCoCache is the QuCo-RAG authors' cache JSON replayed by backend quco-cache.
 	QuCoCache string `yaml:"quco_cache,omitempty" json:"quco_cache,omitempty"`
 
+	// MaxRetries is the number of API retries after the first attempt (unset: 5; 0: none). 429, 5xx
+	// and network errors are retried.
+	MaxRetries *int `yaml:"max_retries,omitempty" json:"max_retries,omitempty"`
 	// MaxRetryWait caps the total wait between retries of one API request (0: the client's retry
 	// count alone bounds it). DNS failures and refused loopback connections are never retried.
 	MaxRetryWait time.Duration `yaml:"max_retry_wait,omitempty" json:"max_retry_wait,omitempty"`
@@ -77,6 +80,9 @@ func (c Config) Defaults() Config {
 	}
 	if c.MaxClauseFreq == 0 {
 		c.MaxClauseFreq = DefaultMaxClauseFreq
+		if c.Backend == BackendAPI {
+			c.MaxClauseFreq = AuthorsMaxClauseFreq
+		}
 	}
 	if c.Backend == BackendAPI {
 		if c.APIURL == "" {
@@ -109,6 +115,9 @@ func (c Config) Validate() error {
 		}
 		if c.APIIndex == "" {
 			errs = append(errs, errors.New("ngram.api_index is empty"))
+		}
+		if c.MaxRetries != nil && *c.MaxRetries < 0 {
+			errs = append(errs, fmt.Errorf("ngram.max_retries %d: want 0 (none) or more", *c.MaxRetries))
 		}
 	case BackendQuCoCache:
 		if c.QuCoCache == "" {
@@ -174,7 +183,14 @@ func Open(ctx context.Context, cfg Config) (*Source, error) {
 		s.Counter, s.Cache = qc, qc
 		return s, nil
 	case BackendAPI:
-		s.Counter = &Client{URL: cfg.APIURL, Index: cfg.APIIndex, MaxClauseFreq: cfg.MaxClauseFreq, MaxWait: cfg.MaxRetryWait, OnRetry: retry.Printer(cfg.RetryLog)}
+		cl := &Client{URL: cfg.APIURL, Index: cfg.APIIndex, MaxClauseFreq: cfg.MaxClauseFreq, MaxWait: cfg.MaxRetryWait, OnRetry: retry.Printer(cfg.RetryLog)}
+		if cfg.MaxRetries != nil {
+			cl.MaxRetries = *cfg.MaxRetries
+			if cl.MaxRetries == 0 {
+				cl.MaxRetries = -1 // none
+			}
+		}
+		s.Counter = cl
 		name = cfg.APIIndex
 	case BackendLocal:
 		ix, err := OpenIndex(cfg.Index, OpenOptions{Verify: cfg.Verify, TokenWidth: cfg.TokenWidth})
