@@ -42,11 +42,11 @@ type Response struct {
 // Client queries an Infini-gram API server (the public one or `ragbench ngram serve`). It satisfies
 // Counter; wrap it in a Cache so that sweeps never ask twice.
 type Client struct {
-	URL           string        // default DefaultAPIURL
-	Index         string        // default DefaultAPIIndex
-	HTTP          *http.Client  // default: 30 s timeout
-	MaxRetries    int           // retries after the first attempt (0: the default 5; negative: none)
-	Backoff       time.Duration // first retry delay, doubled each time with jitter (default 500 ms)
+	URL        string        // default DefaultAPIURL
+	Index      string        // default DefaultAPIIndex
+	HTTP       *http.Client  // default: 30 s timeout
+	MaxRetries int           // retries after the first attempt (0: the default 5; negative: none)
+	Backoff    time.Duration // first retry delay, doubled each time with jitter (default 500 ms)
 	// MaxClauseFreq is sent with every query that carries CNF parameters (0: AuthorsMaxClauseFreq).
 	MaxClauseFreq uint64
 	// MaxWait caps the total time spent waiting between retries of one request (0: no cap beyond
