@@ -106,7 +106,7 @@ func TestAnswerLLMExtractor(t *testing.T) {
 	srv := llmtest.New(t, llmtest.VLLM)
 	srv.Reply = func(prompt string) string {
 		if strings.Contains(prompt, "Where was the director of film Alpha born?") && strings.Contains(prompt, "entities") {
-			return `["Alpha", "Bo Berg"]`
+			return `[["Alpha"], ["Bo Berg"]]` // the authors' format: one row per entity
 		}
 		return "So the answer is Oslo."
 	}

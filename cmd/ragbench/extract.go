@@ -53,7 +53,8 @@ func init() {
 			&cli.StringFlag{Name: "sentence", Aliases: []string{"s"}, Usage: "a sentence: print its (head, relation, tail) triples"},
 			&cli.StringFlag{Name: "backend", Value: "rule", Usage: "rule (offline) or llm"},
 			templatesDirFlag(),
-			&cli.StringFlag{Name: "prompt-format", Value: "raw", Usage: "llm backend: raw (completions), chat, or chatml (Qwen chat template in a raw prompt)"},
+			&cli.StringFlag{Name: "prompt-format", Value: "chat", Usage: "llm backend: chat (the model's chat template, as the authors call their extractor), raw (completions), or chatml (Qwen chat template in a raw prompt)"},
+			&cli.StringFlag{Name: "parse", Value: "authors", Usage: "llm backend: how the answer is read: authors (their parse_case) or lenient"},
 			cliutil.FormatFlags("text", "json")[0], cliutil.FormatFlags("text", "json")[1],
 		}, extractLLMFlags()...),
 		Action: runExtract,
@@ -84,7 +85,7 @@ func runExtract(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := extract.Config{Backend: c.String("backend"), Format: extract.Format(promptFormat)}
+	cfg := extract.Config{Backend: c.String("backend"), Format: extract.Format(promptFormat), Parse: c.String("parse")}
 	var gen llm.Generator
 	switch cfg.Backend {
 	case "rule", "rules":

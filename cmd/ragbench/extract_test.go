@@ -21,7 +21,11 @@ type cannedGen struct {
 }
 
 func (g *cannedGen) Generate(_ context.Context, req llm.Request) (llm.Response, error) {
-	g.prompts = append(g.prompts, req.Prompt)
+	p := req.Prompt
+	if len(req.Messages) > 0 {
+		p = req.Messages[len(req.Messages)-1].Content // chat, the default format
+	}
+	g.prompts = append(g.prompts, p)
 	return llm.Response{Text: g.out}, nil
 }
 

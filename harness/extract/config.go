@@ -24,8 +24,11 @@ type Config struct {
 	Backend string `yaml:"backend" json:"backend"`
 	// Templates is the prompt_templates.json file holding the two extraction templates (llm).
 	Templates string `yaml:"templates,omitempty" json:"templates,omitempty"`
-	// Format is how the filled template is sent: raw (default), chat or chatml (llm).
+	// Format is how the filled template is sent: chat (default: the model's chat template, as the
+	// authors call their fine-tuned QuCo-extractor-0.5B), raw or chatml (llm).
 	Format Format `yaml:"format,omitempty" json:"format,omitempty"`
+	// Parse is how the answer is read: authors (default; their parse_case) or lenient (llm).
+	Parse string `yaml:"parse,omitempty" json:"parse,omitempty"`
 	// System, MaxTokens and Stop are PromptedOptions' (llm; zero values take its defaults).
 	System    string   `yaml:"system,omitempty" json:"system,omitempty"`
 	MaxTokens int      `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
@@ -44,7 +47,13 @@ func (c Config) Defaults() Config {
 	}
 	if c.Backend == BackendLLM {
 		if c.Format == "" {
-			c.Format = Raw
+			c.Format = Chat
+		}
+		if c.MaxTokens == 0 {
+			c.MaxTokens = 256
+		}
+		if c.Parse == "" {
+			c.Parse = ParseAuthors
 		}
 		c.LLM = c.LLM.Resolve(os.Getenv)
 	}
@@ -64,6 +73,9 @@ func (c Config) Validate() error {
 		case Raw, Chat, ChatML:
 		default:
 			errs = append(errs, fmt.Errorf("extract.format %q: want raw, chat or chatml", c.Format))
+		}
+		if c.Parse != ParseAuthors && c.Parse != ParseLenient {
+			errs = append(errs, fmt.Errorf("extract.parse %q: want %s or %s", c.Parse, ParseAuthors, ParseLenient))
 		}
 		if c.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("extract.max_tokens %d: must not be negative", c.MaxTokens))
@@ -92,7 +104,7 @@ func New(cfg Config, gen llm.Generator) (Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewPrompted(gen, tmpl, PromptedOptions{Format: cfg.Format, System: cfg.System, MaxTokens: cfg.MaxTokens, Stop: cfg.Stop})
+	return NewPrompted(gen, tmpl, PromptedOptions{Format: cfg.Format, System: cfg.System, MaxTokens: cfg.MaxTokens, Stop: cfg.Stop, Parse: cfg.Parse})
 }
 
 // Client is an extractor with the generator Open built for it. Close closes the generator's cache.

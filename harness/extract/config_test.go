@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -55,7 +56,11 @@ type listGen struct {
 
 func (g *listGen) Generate(_ context.Context, req llm.Request) (llm.Response, error) {
 	g.mu.Lock()
-	g.prompts = append(g.prompts, req.Prompt)
+	p := req.Prompt
+	if len(req.Messages) > 0 {
+		p = req.Messages[len(req.Messages)-1].Content
+	}
+	g.prompts = append(g.prompts, p)
 	g.mu.Unlock()
 	return llm.Response{Text: `[["Kumbasaram", "released in", "2017"]]`}, nil
 }
@@ -104,25 +109,26 @@ func TestNew(t *testing.T) {
 }
 
 // TestOpenLLM builds the extractor and its own llm client from the config against an
-// OpenAI-compatible completions server; the key comes from the environment variable the config names.
+// OpenAI-compatible server; the key comes from the environment variable the config names. By default
+// the extractor is called as the authors call their fine-tuned QuCo-extractor-0.5B: through its chat
+// template (chat completions, one user message, the server's default system message) with 256 new
+// tokens.
 func TestOpenLLM(t *testing.T) {
 	var mu sync.Mutex
 	var auth, models []string
+	var bodies []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model  string `json:"model"`
-			Prompt string `json:"prompt"`
-		}
-		if r.URL.Path != "/v1/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		var req map[string]any
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
 			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
 			return
 		}
 		mu.Lock()
-		auth, models = append(auth, r.Header.Get("Authorization")), append(models, req.Model)
+		auth, models, bodies = append(auth, r.Header.Get("Authorization")), append(models, fmt.Sprint(req["model"])), append(bodies, req)
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"id": "c1", "object": "text_completion", "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "text": `[["Kumbasaram", "released in", "2017"]]`, "finish_reason": "stop"}},
+		json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "model": req["model"],
+			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": `[["Kumbasaram", "released in", "2017"]]`}, "finish_reason": "stop"}},
 			"usage":   map[string]int{"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14}})
 	}))
 	defer srv.Close()
@@ -140,6 +146,13 @@ func TestOpenLLM(t *testing.T) {
 	}
 	if len(auth) != 1 || auth[0] != "Bearer sk-extract" || models[0] != "quco-extractor-0.5b" {
 		t.Fatalf("authorization %q, model %q", auth, models)
+	}
+	msgs, _ := json.Marshal(bodies[0]["messages"])
+	if want := `[{"content":"TRIPLES FOR: Kumbasaram was released in 2017.\nentities:\n","role":"user"}]`; string(msgs) != want {
+		t.Errorf("messages %s, want %s (one user message: the server applies the model's chat template)", msgs, want)
+	}
+	if bodies[0]["max_tokens"] != 256.0 || bodies[0]["stop"] != nil {
+		t.Errorf("max_tokens %v stop %v, want 256 new tokens and no stop (the authors' max_new_tokens)", bodies[0]["max_tokens"], bodies[0]["stop"])
 	}
 	if _, err := Open(Config{Backend: BackendLLM, Templates: cfg.Templates, LLM: llm.Config{BaseURL: "ftp://x"}}); err == nil {
 		t.Fatal("an llm config with a bad URL opened")

@@ -103,6 +103,9 @@ type PromptedOptions struct {
 	MaxTokens int
 	// Stop sequences; the default for Raw is a blank line and the next example header, none otherwise.
 	Stop []string
+	// Parse is how the answer is read: ParseAuthors (default; the authors' parse_case and what their
+	// code keeps) or ParseLenient (ParseList; every string of every row is an entity).
+	Parse string
 }
 
 // Prompted is the LLM-prompted Extractor. It is safe for concurrent use if its Generator is.
@@ -131,6 +134,13 @@ func NewPrompted(gen llm.Generator, tmpl Templates, opts PromptedOptions) (*Prom
 	}
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = 256
+	}
+	switch opts.Parse {
+	case "":
+		opts.Parse = ParseAuthors
+	case ParseAuthors, ParseLenient:
+	default:
+		return nil, fmt.Errorf("prompted extractor: unknown parse %q (want %s or %s)", opts.Parse, ParseAuthors, ParseLenient)
 	}
 	if opts.Stop == nil && opts.Format == Raw {
 		opts.Stop = []string{"\n\n", "\nSentence:", "**Example"}
@@ -167,22 +177,70 @@ func (p *Prompted) Request(filled string) llm.Request {
 	return req
 }
 
-func (p *Prompted) ask(ctx context.Context, tmpl, input string) ([][]string, error) {
+func (p *Prompted) generate(ctx context.Context, tmpl, input string) (string, error) {
 	input = strings.TrimSpace(input)
 	filled := strings.Replace(tmpl, "{}", input, 1)
 	resp, err := p.gen.Generate(ctx, p.Request(filled))
 	if err != nil {
-		return nil, fmt.Errorf("extract %q: %w", input, err)
+		return "", fmt.Errorf("extract %q: %w", input, err)
 	}
-	rows, err := ParseList(resp.Text)
+	return resp.Text, nil
+}
+
+func (p *Prompted) ask(ctx context.Context, tmpl, input string) ([][]string, error) {
+	out, err := p.generate(ctx, tmpl, input)
 	if err != nil {
-		return nil, fmt.Errorf("extract %q: %w", input, err)
+		return nil, err
+	}
+	rows, err := ParseList(out)
+	if err != nil {
+		return nil, fmt.Errorf("extract %q: %w", strings.TrimSpace(input), err)
 	}
 	return rows, nil
 }
 
-// Entities asks the question template and returns every string of the answer's rows.
+// askCase asks and reads the answer as the authors do. An answer their code cannot read (parse_case
+// raises) gives no items and counts a warning, as their code extracts nothing then.
+func (p *Prompted) askCase(ctx context.Context, tmpl, input string) ([]CaseItem, error) {
+	out, err := p.generate(ctx, tmpl, input)
+	if err != nil {
+		return nil, err
+	}
+	items, err := ParseCase(authorsOutput(out))
+	if err != nil {
+		p.warnings.Add(1)
+		return nil, nil
+	}
+	return items, nil
+}
+
+// Entities asks the question template. Under ParseAuthors it returns item[0] of each item of the
+// answer, as the authors' code keeps it: the first element of a list item, the first character of a
+// string item (["Alpha Beta"] gives "A"); an empty list item or a nested list first makes their code
+// extract nothing (a warning); exact repeats are removed. Under ParseLenient it returns every string
+// of every row, repeats removed case-insensitively.
 func (p *Prompted) Entities(ctx context.Context, question string) ([]string, error) {
+	if p.opts.Parse == ParseAuthors {
+		items, err := p.askCase(ctx, p.tmpl.Question, question)
+		if err != nil {
+			return nil, err
+		}
+		ents, ok := authorsEntities(items)
+		if !ok {
+			p.warnings.Add(1)
+			return nil, nil
+		}
+		// dict.fromkeys: exact repeats only.
+		seen := map[string]bool{}
+		out := ents[:0]
+		for _, e := range ents {
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, e)
+			}
+		}
+		return out, nil
+	}
 	rows, err := p.ask(ctx, p.tmpl.Question, question)
 	if err != nil {
 		return nil, err
@@ -202,8 +260,18 @@ func (p *Prompted) Entities(ctx context.Context, question string) ([]string, err
 
 // Triplets asks the sentence template. Rows of three strings are triples, rows of two are (head,
 // relation) pairs; other rows, and rows with an empty head or relation, are skipped and counted in
-// Warnings.
+// Warnings. Under ParseAuthors the rows are parse_case's items, and an item holding a nested list is
+// skipped too.
 func (p *Prompted) Triplets(ctx context.Context, sentence string) ([]Triplet, error) {
+	if p.opts.Parse == ParseAuthors {
+		items, err := p.askCase(ctx, p.tmpl.Sentence, sentence)
+		if err != nil {
+			return nil, err
+		}
+		out, skipped := authorsTriplets(items)
+		p.warnings.Add(int64(skipped))
+		return out, nil
+	}
 	rows, err := p.ask(ctx, p.tmpl.Sentence, sentence)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func TestPromptedTriplets(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &fakeGen{out: tc.out}
-			p, err := NewPrompted(g, testTemplates(t), PromptedOptions{})
+			p, err := NewPrompted(g, testTemplates(t), PromptedOptions{Parse: ParseLenient})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestPromptedTriplets(t *testing.T) {
 
 func TestPromptedEntities(t *testing.T) {
 	g := &fakeGen{out: "entities:\n[[\"Kumbasaram\"], [\"Mystery of the 13th Guest\"], [\"kumbasaram\"], [\"\"]]"}
-	p, err := NewPrompted(g, testTemplates(t), PromptedOptions{})
+	p, err := NewPrompted(g, testTemplates(t), PromptedOptions{Parse: ParseLenient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestPromptedErrors(t *testing.T) {
 	if _, err := p.Entities(context.Background(), "Q?"); !errors.Is(err, boom) {
 		t.Fatalf("generator error not wrapped: %v", err)
 	}
-	p, _ = NewPrompted(&fakeGen{out: "Sorry, I can't."}, testTemplates(t), PromptedOptions{})
+	p, _ = NewPrompted(&fakeGen{out: "Sorry, I can't."}, testTemplates(t), PromptedOptions{Parse: ParseLenient})
 	_, err := p.Triplets(context.Background(), "S.")
 	if err == nil || !strings.Contains(err.Error(), "Sorry, I can't.") {
 		t.Fatalf("unparsable output: error %v should quote the output", err)
