@@ -42,7 +42,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "extract",
 		Usage:     "extract the entities of a question or the knowledge triples of a sentence",
-		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm [--templates DIR] [--prompt-format raw|chat|chatml] [--base-url URL --model NAME ...]] [--format text|json]`,
+		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm [--templates DIR] [--prompt-format chat|raw|chatml] [--parse authors|lenient] [--base-url URL --model NAME ...]] [--format text|json]`,
 		Description: "With --question, prints the question's entities and its (head, relation) pairs; with --sentence, its " +
 			"(head, relation, tail) triples. One tab-separated record per line (entity, pair or triple), or JSON with --format json.\n" +
 			"The rule backend is offline (capitalised spans, quoted titles, numbers, dates, subject-verb-object patterns). " +
