@@ -35,7 +35,7 @@ type Config struct {
 	// Out is the run directory (default runs/NAME). It is not part of the config hash.
 	Out string `yaml:"out,omitempty"`
 	// Concurrency is the number of questions in flight (default DefaultConcurrency). The generator's
-	// own concurrency (llm.concurrency) bounds the requests in flight below it.
+	// requests in flight (llm.concurrency) follow it unless set.
 	Concurrency int `yaml:"concurrency,omitempty"`
 	// Datasets are the datasets to answer, in order.
 	Datasets []DatasetConfig `yaml:"datasets"`
@@ -198,6 +198,11 @@ type Prices struct {
 func (c Config) Defaults() Config {
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
+	}
+	if c.LLM.Concurrency == 0 {
+		// The generator's requests in flight follow the questions in flight unless set: a run of
+		// concurrency 64 reached its server with llm's default 8.
+		c.LLM.Concurrency = c.Concurrency
 	}
 	if c.Retrieval.Backend == "" {
 		c.Retrieval.Backend = "bm25"

@@ -97,6 +97,7 @@ func DryRun(ctx context.Context, c Config, o Options, w io.Writer) error {
 		fmt.Fprintf(&b, "expects: %s\n", c.Expect)
 	}
 	fmt.Fprintf(&b, "generator: %s\n", GeneratorName(c.LLM))
+	fmt.Fprintf(&b, "in flight: %d questions (concurrency), %d generator requests (llm.concurrency)\n", c.Concurrency, c.LLM.Concurrency)
 	if c.LLM.Backend != "offline" {
 		e := endpoint(c.LLM.BaseURL, llm.EnvBaseURL, llm.DefaultBaseURL)
 		fmt.Fprintf(&b, "generator endpoint: %s (from the %s)\n", e.URL, e.Source)

@@ -80,10 +80,28 @@ func identityOf(c Config, res *Resources, indexes []IndexNeed) (map[string]strin
 	return id, nil
 }
 
-// identityHash is the config hash: the SHA-256 of the resolved config (without its output directory
-// and provenance) followed by the identity entries, sorted.
+// identityConfig is c without what does not determine a record: how much runs at once and how fast
+// (concurrency, the generator's concurrency, rate limits, timeouts, retries), where the response
+// cache and the indexes live, prices and notes. A resume may change these.
+func identityConfig(c Config) Config {
+	op := func(l llm.Config) llm.Config {
+		l.Concurrency, l.RPM, l.TPM = 0, 0, 0
+		l.Timeout, l.MaxWait, l.MaxRetries, l.BackoffBase, l.BackoffMax, l.MaxRetryAfter = 0, 0, 0, 0, 0, 0
+		l.MaxResponseBytes = 0
+		l.Cache = llm.CacheConfig{}
+		return l
+	}
+	c.Concurrency = 0
+	c.LLM = op(c.LLM)
+	c.Extract.LLM = op(c.Extract.LLM)
+	c.IndexCache, c.Prices, c.Expect = "", Prices{}, ""
+	return c
+}
+
+// identityHash is the config hash: the SHA-256 of the resolved config's identity (identityConfig,
+// without output directory and provenance) followed by the identity entries, sorted.
 func identityHash(c Config, id map[string]string) (string, error) {
-	b, hash, err := ResolvedConfig(c)
+	b, hash, err := ResolvedConfig(identityConfig(c))
 	if err != nil || len(id) == 0 {
 		return hash, err
 	}
@@ -262,7 +280,7 @@ func checkRunDir(dir string, c Config, id map[string]string, want origin, sums m
 
 // runDiff names what differs between the run recorded in oc and the one asked for.
 func runDiff(oc, c Config, id map[string]string, shard string) string {
-	diffs := configDiffs(oc, c, oc.Provenance.Shard, shard)
+	diffs := configDiffs(identityConfig(oc), identityConfig(c), oc.Provenance.Shard, shard)
 	diffs = append(diffs, identityDiff(oc.Provenance.Identity, id)...)
 	if len(diffs) == 0 {
 		// The stored config reads like the one asked for, yet its hash differs: it was edited.

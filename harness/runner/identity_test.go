@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -218,5 +221,114 @@ func TestLeftoversRemoved(t *testing.T) {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s is still there", f)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSilentServerSaysWhy: against a server that never answers, progress says what the run waits
+// for and when a call gives up (it printed "0/6 … 0.0 calls/s" for minutes), and each question fails
+// within llm.max_wait with an error saying so.
+func TestSilentServerSaysWhy(t *testing.T) {
+	needData(t)
+	srv := llmtest.New(t, llmtest.VLLM)
+	srv.Record = false
+	srv.SlowDelay = time.Minute
+	for i := 0; i < 50; i++ {
+		srv.Enqueue(llmtest.Slow)
+	}
+	c := testConfig(t, 2, "    settings:\n      tau: 1", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n  timeout: 400ms\n  max_wait: 1s\n  backoff_base: 1ms\n  backoff_max: 2ms\n")
+	var progress syncBuffer
+	start := time.Now()
+	res, err := Execute(context.Background(), c, Options{Out: t.TempDir(), Progress: &progress, ProgressEvery: 200 * time.Millisecond})
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %v; want each question to give up after max_wait 1s", el)
+	}
+	if err != nil || res.Errors != 2 {
+		t.Fatalf("res %+v err %v; want 2 failed questions", res, err)
+	}
+	want := "waiting for 2 generator call(s) to sim at " + srv.BaseURL()
+	if p := progress.String(); !strings.Contains(p, want) || !strings.Contains(p, "gives up after llm.max_wait 1s") {
+		t.Errorf("progress does not say what it waits for (%q):\n%s", want, p)
+	}
+	b, _ := os.ReadFile(filepath.Join(res.Dir, "2wikimultihopqa", "rt-echo.jsonl"))
+	if !strings.Contains(string(b), "no answer within llm.max_wait 1s") {
+		t.Errorf("records lack the max_wait error:\n%.500s", b)
+	}
+}
+
+// TestOperationalSettingsAreNotIdentity: how many questions and requests run at once, timeouts and
+// the cache do not determine a record, so a resume may change them; the generator's requests in
+// flight follow the run's concurrency unless set, and the plan shows both.
+func TestOperationalSettingsAreNotIdentity(t *testing.T) {
+	needData(t)
+	c := testConfig(t, 3, "    settings:\n      tau: 1", "")
+	if c.LLM.Concurrency != c.Concurrency {
+		t.Errorf("llm.concurrency %d, want the run's concurrency %d when unset", c.LLM.Concurrency, c.Concurrency)
+	}
+	set := testConfig(t, 3, "    settings:\n      tau: 1", "  backend: offline\n  concurrency: 3\n")
+	if set.LLM.Concurrency != 3 {
+		t.Errorf("llm.concurrency set to 3 became %d", set.LLM.Concurrency)
+	}
+	dir := t.TempDir()
+	if _, err := Execute(context.Background(), c, Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	c2 := c
+	c2.Concurrency, c2.LLM.Concurrency, c2.LLM.Timeout = 2, 5, time.Minute
+	res, err := Execute(context.Background(), c2, Options{Out: dir})
+	if err != nil || res.Done != 0 {
+		t.Fatalf("resume with other concurrency and timeout: %+v %v; want it allowed", res, err)
+	}
+	if sc := storedConfig(t, dir); sc.Concurrency != 2 || sc.LLM.Concurrency != 5 {
+		t.Errorf("config.yaml holds concurrency %d/%d, want the resume's 2/5", sc.Concurrency, sc.LLM.Concurrency)
+	}
+	c64 := testConfig(t, 3, "    settings:\n      tau: 1", "")
+	c64.Concurrency, c64.LLM.Concurrency = 64, 0
+	c64 = c64.Defaults()
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), c64, Options{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "in flight: 64 questions (concurrency), 64 generator requests (llm.concurrency)") {
+		t.Errorf("the plan does not show the effective in-flight bounds:\n%s", out.String())
+	}
+}
+
+// TestLLMFollowsConcurrency: at a 200 ms server, a run of concurrency 64 without llm.concurrency
+// reaches the server with more than llm's old default of 8 requests in flight (it was capped at 8:
+// 9.5 s instead of 1.5 s for 300 questions).
+func TestLLMFollowsConcurrency(t *testing.T) {
+	needData(t)
+	srv := llmtest.New(t, llmtest.VLLM)
+	srv.Record = false
+	srv.Delay = 200 * time.Millisecond
+	c := testConfig(t, 128, "    settings:\n      tau: 1", "  backend: openai\n  base_url: "+srv.BaseURL()+"\n  model: sim\n")
+	c.Concurrency, c.LLM.Concurrency = 64, 0
+	c = c.Defaults()
+	start := time.Now()
+	if _, err := Execute(context.Background(), c, Options{Out: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(start)
+	t.Logf("128 questions at a 200 ms server, concurrency 64: %v, %d requests in flight at most (ideal 400ms)", el, srv.MaxInFlight())
+	if m := srv.MaxInFlight(); m <= 8 {
+		t.Errorf("at most %d requests in flight; want the run's 64 (llm's old default capped it at 8)", m)
 	}
 }

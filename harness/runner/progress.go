@@ -16,6 +16,9 @@ type progress struct {
 	stopc chan struct{}
 	wg    sync.WaitGroup
 	drawn int
+	// notice, when set, returns a line to add (what a silent run waits for) or "".
+	notice func(now time.Time, every time.Duration) string
+	every  time.Duration
 }
 
 func newProgress(o Options, cells []*cellStats) *progress {
@@ -33,6 +36,7 @@ func (p *progress) start() {
 	} else if every <= 0 {
 		every = 30 * time.Second
 	}
+	p.every = every
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -87,5 +91,14 @@ func (p *progress) print() {
 			c.name, all, c.total, qps, eta, cps, c.errors.Load(), hit)
 	}
 	p.drawn = len(p.cells)
+	if p.notice != nil {
+		if n := p.notice(time.Now(), p.every); n != "" || (p.o.TTY && p.drawn > 0) {
+			if p.o.TTY {
+				b.WriteString("\x1b[K")
+			}
+			b.WriteString(n + "\n")
+			p.drawn++
+		}
+	}
 	fmt.Fprint(p.o.Progress, b.String())
 }

@@ -237,7 +237,7 @@ func configDiffs(a, b Config, shardA, shardB string) []string {
 
 // configDiff is configDiffs as one phrase.
 func configDiff(a, b Config, shardA, shardB string) string {
-	diffs := configDiffs(a, b, shardA, shardB)
+	diffs := configDiffs(identityConfig(a), identityConfig(b), shardA, shardB)
 	if a.Provenance != nil && b.Provenance != nil {
 		diffs = append(diffs, identityDiff(a.Provenance.Identity, b.Provenance.Identity)...)
 	}
@@ -419,6 +419,15 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := newProgress(r.o, order)
+	waiting := newWaits()
+	gen, maxWait := GeneratorName(r.plan.Config.LLM), r.plan.Config.LLM.Defaults().MaxWait
+	prog.notice = func(now time.Time, every time.Duration) string {
+		after := every // a summary line every 30 s: say it when a call has waited that long
+		if r.o.TTY {
+			after = 10 * time.Second
+		}
+		return waiting.waitNotice(now, after, gen, maxWait)
+	}
 	prog.start()
 	var doneN, errN atomic.Int64
 	for w := 0; w < min(r.plan.Config.Concurrency, len(todo)); w++ {
@@ -436,7 +445,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 					if ctx.Err() != nil {
 						return
 					}
-					env, sh := m.wrap(r.comp.Env(d.Name, cr.c.Model), cr.c.Model)
+					base := r.comp.Env(d.Name, cr.c.Model)
+					if base.Generator != nil {
+						base.Generator = trackedGenerator{inner: base.Generator, w: waiting}
+					}
+					env, sh := m.wrap(base, cr.c.Model)
 					failed, err := r.answer(ctx, env, sh, cr, ex)
 					if err != nil {
 						fail(err)
