@@ -62,6 +62,18 @@ type BenchResult struct {
 	NumpySearchGFLOPS, NumpyMatmulGFLOPS float64
 	NumpyAgree                           bool // numpy found the same top-k rows for the checked queries
 	RoundSeconds, NumpyRoundSeconds      []float64
+
+	// The int8 form of the same index (built with it), timed in every round after numpy.
+	Int8Kernel       string
+	Int8Rescore      int
+	Int8Seconds      float64 // median over rounds
+	Int8QPS          float64
+	Int8Recall       float64 // recall@K against our float32 exact search, over all queries
+	Int8RoundSeconds []float64
+	Int8BytesPerVec  float64 // vectors.u8 + scales.f32 per vector
+	F32BytesPerVec   float64 // vectors.f32 per vector
+	Int8CPUSeconds   float64 // median CPU seconds of a round
+	ExactCPUSeconds  float64
 }
 
 // String formats the result as a small report.
@@ -85,6 +97,13 @@ func (r BenchResult) String() string {
 	} else if r.NumpyErr != "" {
 		fmt.Fprintf(&b, "  numpy peer: not run: %s\n", r.NumpyErr)
 	}
+	if r.Int8Kernel != "" {
+		fmt.Fprintf(&b, "  int8 (%s), %d candidates re-scored in float32: %.2fs, %.0f queries/s = %.2f× our float32 exact; recall@%d vs float32 exact %.4f\n",
+			r.Int8Kernel, r.Int8Rescore, r.Int8Seconds, r.Int8QPS, r.Int8QPS/r.SgemmQPS, r.K, r.Int8Recall)
+		fmt.Fprintf(&b, "  int8 bytes per vector on disk %.1f (%.3f per dimension) beside float32 %.0f; CPU seconds per round int8 %.2f, float32 %.2f\n",
+			r.Int8BytesPerVec, r.Int8BytesPerVec/float64(r.Dim), r.F32BytesPerVec, r.Int8CPUSeconds, r.ExactCPUSeconds)
+		fmt.Fprintf(&b, "  per round, int8 seconds: %s\n", fmtList(r.Int8RoundSeconds))
+	}
 	fmt.Fprintf(&b, "  naive loop (peer): %d queries: %.2fs, %.2f GFLOP/s wall (%.2f GFLOP per CPU-second), %.1f queries/s\n", r.Naive, r.NaiveSeconds, r.NaiveGFLOPS, r.NaiveCPUGFLOP, r.NaiveQPS)
 	fmt.Fprintf(&b, "  speed-up %.1f×; same top-%d rows as the naive loop: %v\n", r.SgemmGFLOPS/max(r.NaiveGFLOPS, 1e-9), r.K, r.Agree)
 	return b.String()
@@ -96,6 +115,14 @@ func pairs(a, b []float64) string {
 		if i < len(b) {
 			s = append(s, fmt.Sprintf("%.2f/%.2f", a[i], b[i]))
 		}
+	}
+	return strings.Join(s, " ")
+}
+
+func fmtList(x []float64) string {
+	var s []string
+	for _, v := range x {
+		s = append(s, fmt.Sprintf("%.2f", v))
 	}
 	return strings.Join(s, " ")
 }
@@ -222,7 +249,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	res := BenchResult{N: cfg.N, Dim: cfg.Dim, Queries: cfg.Queries, Batch: cfg.Batch, K: cfg.K, Naive: cfg.Naive, Rounds: cfg.Rounds, BLAS: BLAS()}
 	emb := seededEmbedder{dim: cfg.Dim, seed: cfg.Seed + 1}
 	start := time.Now()
-	if err := BuildWith(ctx, &rowReader{n: cfg.N}, emb, dir, progress, BuildOptions{BatchSize: 1024, ProgressEvery: 50000}); err != nil {
+	if err := BuildWith(ctx, &rowReader{n: cfg.N}, emb, dir, progress, BuildOptions{BatchSize: 1024, ProgressEvery: 50000, Int8: true}); err != nil {
 		return res, err
 	}
 	ix, err := Open(dir, emb)
@@ -239,9 +266,18 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	defer os.Remove(qfile)
 	flopsPerQuery := 2 * float64(cfg.N) * float64(cfg.Dim)
 	// Warm the page cache and the code paths.
+	if _, err := ix.SearchExact(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
+		return res, err
+	}
 	if _, err := ix.SearchVectors(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
 		return res, err
 	}
+	_, res.Int8Kernel = ix.Int8()
+	res.Int8Rescore = ix.rescoreN
+	res.Int8BytesPerVec = float64(ix.meta.Files[codesFile].Size+ix.meta.Files[scalesU8].Size) / float64(cfg.N)
+	res.F32BytesPerVec = float64(ix.meta.Files[vectorsFile].Size) / float64(cfg.N)
+	var i8got [][]Result
+	var i8cpu []float64
 	var (
 		lat            []time.Duration
 		got            [][]Result
@@ -256,7 +292,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 		start = time.Now()
 		for s := 0; s < len(qs); s += cfg.Batch {
 			t := time.Now()
-			r, err := ix.SearchVectors(ctx, qs[s:min(s+cfg.Batch, len(qs))], cfg.K)
+			r, err := ix.SearchExact(ctx, qs[s:min(s+cfg.Batch, len(qs))], cfg.K)
 			if err != nil {
 				return res, err
 			}
@@ -265,6 +301,19 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 		}
 		res.RoundSeconds = append(res.RoundSeconds, time.Since(start).Seconds())
 		cpu = append(cpu, rusage.CPUSeconds()-cpu0)
+		fmt.Fprintf(progress, "dense bench: round %d/%d: int8\n", round+1, cfg.Rounds)
+		i8got = i8got[:0]
+		cpu0 = rusage.CPUSeconds()
+		start = time.Now()
+		for s := 0; s < len(qs); s += cfg.Batch {
+			r, err := ix.SearchVectors(ctx, qs[s:min(s+cfg.Batch, len(qs))], cfg.K)
+			if err != nil {
+				return res, err
+			}
+			i8got = append(i8got, r...)
+		}
+		res.Int8RoundSeconds = append(res.Int8RoundSeconds, time.Since(start).Seconds())
+		i8cpu = append(i8cpu, rusage.CPUSeconds()-cpu0)
 		if cfg.Python == "" || res.NumpyErr != "" {
 			continue
 		}
@@ -288,6 +337,10 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 		res.NumpyRoundSeconds = append(res.NumpyRoundSeconds, b)
 	}
 	res.LoadAfter = loadAvg()
+	res.Int8Seconds = median(res.Int8RoundSeconds)
+	res.Int8QPS = float64(cfg.Queries) / res.Int8Seconds
+	res.Int8Recall = Recall(got, i8got)
+	res.Int8CPUSeconds, res.ExactCPUSeconds = median(i8cpu), median(cpu)
 	res.SgemmSeconds = median(res.RoundSeconds)
 	res.SgemmGFLOPS = flopsPerQuery * float64(cfg.Queries) / res.SgemmSeconds / 1e9
 	res.SgemmQPS = float64(cfg.Queries) / res.SgemmSeconds

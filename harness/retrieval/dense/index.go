@@ -23,14 +23,23 @@ import (
 // Index is an opened dense index: memory-mapped vectors and documents plus the query embedder.
 // It is safe for concurrent use.
 type Index struct {
-	dir     string
-	meta    Meta
-	emb     Embedder
-	vecs    []float32 // count × dim, memory-mapped
-	offs    []byte    // (count+1) × uint64
-	docs    []byte
-	maps    [][]byte // the mapped files, released by Close
-	maxRows int      // rows of vectors scored per Sgemm call
+	dir      string
+	meta     Meta
+	emb      Embedder
+	vecs     []float32 // count × dim, memory-mapped
+	offs     []byte    // (count+1) × uint64
+	docs     []byte
+	maps     [][]byte // the mapped files, released by Close
+	maxRows  int      // rows of vectors scored per Sgemm call
+	q8       *int8Index
+	rescoreN int
+}
+
+// OpenOptions tunes OpenWith.
+type OpenOptions struct {
+	// Rescore is the number of candidates per query that an int8 index re-scores in float32 (default
+	// DefaultRescore; at least k is always used). Indexes without the int8 form ignore it.
+	Rescore int
 }
 
 // Open opens the index in dir, checking every file's size and CRC-32C against meta.json, so that a
@@ -39,7 +48,15 @@ type Index struct {
 // index or, for an index built through an OpenAI-compatible endpoint, reconnects to the endpoint recorded
 // in meta.json (key from $OPENAI_API_KEY; $OPENAI_BASE_URL overrides the recorded URL).
 func Open(dir string, emb Embedder) (*Index, error) {
-	ix := &Index{dir: dir}
+	return OpenWith(dir, emb, OpenOptions{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(dir string, emb Embedder, opt OpenOptions) (*Index, error) {
+	ix := &Index{dir: dir, rescoreN: opt.Rescore}
+	if ix.rescoreN <= 0 {
+		ix.rescoreN = DefaultRescore
+	}
 	b, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if err != nil {
 		return nil, fmt.Errorf("open dense index: %w", err)
@@ -61,8 +78,18 @@ func Open(dir string, emb Embedder) (*Index, error) {
 		vectorsFile: int64(m.Count) * int64(m.Dim) * 4,
 		offsetsFile: int64(m.Count+1) * 8,
 	}
+	names := []string{vectorsFile, offsetsFile, docsFile}
+	switch m.Quantization {
+	case "":
+	case QuantInt8:
+		names = append(names, codesFile, scalesU8)
+		want[codesFile] = codesSize(m.Count, m.Dim)
+		want[scalesU8] = int64(m.Count) * 4
+	default:
+		return nil, fmt.Errorf("open dense index %s: %s: unknown quantization %q", dir, metaFile, m.Quantization)
+	}
 	var mapped = map[string][]byte{}
-	for _, name := range []string{vectorsFile, offsetsFile, docsFile} {
+	for _, name := range names {
 		fi, ok := m.Files[name]
 		if !ok {
 			ix.Close()
@@ -93,6 +120,12 @@ func Open(dir string, emb Embedder) (*Index, error) {
 		ix.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&v[0])), len(v)/4)
 	}
 	ix.offs, ix.docs = mapped[offsetsFile], mapped[docsFile]
+	if m.Quantization == QuantInt8 {
+		ix.q8 = &int8Index{codes: mapped[codesFile], steps: padDim(m.Dim) / 4}
+		if sc := mapped[scalesU8]; len(sc) > 0 {
+			ix.q8.scales = unsafe.Slice((*float32)(unsafe.Pointer(&sc[0])), len(sc)/4)
+		}
+	}
 	if last := ix.offset(m.Count); last != uint64(len(ix.docs)) {
 		ix.Close()
 		return nil, fmt.Errorf("open dense index %s: docs.off ends at %d, docs.dat has %d bytes (corrupt)", dir, last, len(ix.docs))
@@ -256,8 +289,22 @@ const queryBatch = 256
 
 // SearchVectors scores query vectors (normalised here; the inputs are not modified) against every
 // indexed vector and returns the top k rows of each, best first; ties go to the lower row. A zero query
-// vector gets no results.
+// vector gets no results. On an index with the int8 form the candidates are the Rescore best int8
+// scores, re-scored exactly in float32; otherwise every vector is scored in float32.
 func (ix *Index) SearchVectors(ctx context.Context, queries [][]float32, k int) ([][]Result, error) {
+	return ix.search(ctx, queries, k, ix.q8 != nil)
+}
+
+// SearchExact is SearchVectors scoring every vector in float32 (Sgemm), also on an index with the int8
+// form: the reference that int8 search is measured against.
+func (ix *Index) SearchExact(ctx context.Context, queries [][]float32, k int) ([][]Result, error) {
+	return ix.search(ctx, queries, k, false)
+}
+
+// Int8 reports whether the index searches its int8 form, and with which kernel.
+func (ix *Index) Int8() (bool, string) { return ix.q8 != nil, int8Kernel() }
+
+func (ix *Index) search(ctx context.Context, queries [][]float32, k int, int8 bool) ([][]Result, error) {
 	out := make([][]Result, len(queries))
 	if k <= 0 || ix.meta.Count == 0 {
 		return out, nil
@@ -291,7 +338,16 @@ func (ix *Index) SearchVectors(ctx context.Context, queries [][]float32, k int) 
 		if len(live) == 0 {
 			continue
 		}
-		tops, err := ix.scan(ctx, q, len(live), k)
+		var tops []*topK
+		var err error
+		if int8 {
+			tops, err = ix.scanInt8(ctx, q, len(live), min(max(k, ix.rescoreN), ix.meta.Count))
+			if err == nil {
+				tops = ix.rescore(q, tops, k)
+			}
+		} else {
+			tops, err = ix.scan(ctx, q, len(live), k)
+		}
 		if err != nil {
 			return nil, err
 		}

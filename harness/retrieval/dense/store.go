@@ -43,8 +43,10 @@ type Meta struct {
 	// Empty counts documents with no text and no title, stored as zero vectors (they never match).
 	Empty int `json:"empty"`
 	// Zero counts non-empty documents whose embedding was all zero (for LSA: no known term).
-	Zero  int                 `json:"zero"`
-	Files map[string]FileInfo `json:"files"`
+	Zero int `json:"zero"`
+	// Quantization is "int8" when the index also holds the int8 search form (vectors.u8, scales.f32).
+	Quantization string              `json:"quantization,omitempty"`
+	Files        map[string]FileInfo `json:"files"`
 }
 
 // FileInfo is the size and CRC-32C (Castagnoli) of one index file.
@@ -70,6 +72,9 @@ type BuildOptions struct {
 	BatchSize int
 	// ProgressEvery is the number of documents between progress lines (default 10000).
 	ProgressEvery int
+	// Int8 also writes the int8 search form (vectors.u8, scales.f32; about 1 byte per dimension), which
+	// Open then searches, re-scoring the best candidates in float32.
+	Int8 bool
 }
 
 // Build embeds every document of docs as a passage and writes the index to dir (created if needed).
@@ -138,7 +143,11 @@ func BuildWith(ctx context.Context, docs corpus.Reader, emb Embedder, dir string
 	}
 	files := map[string]*os.File{}
 	writers := map[string]*countingWriter{}
-	for _, name := range []string{vectorsFile, offsetsFile, docsFile} {
+	names := []string{vectorsFile, offsetsFile, docsFile}
+	if opt.Int8 {
+		names = append(names, codesFile, scalesU8)
+	}
+	for _, name := range names {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			return fmt.Errorf("dense build: %w", err)
@@ -150,6 +159,11 @@ func BuildWith(ctx context.Context, docs corpus.Reader, emb Embedder, dir string
 	vw, ow, dw := writers[vectorsFile], writers[offsetsFile], writers[docsFile]
 
 	meta := Meta{Format: FormatVersion, Dim: dim, Files: map[string]FileInfo{}}
+	var qw *quantWriter
+	if opt.Int8 {
+		meta.Quantization = QuantInt8
+		qw = newQuantWriter(dim, writers[codesFile], writers[scalesU8])
+	}
 	if d, ok := emb.(Describer); ok {
 		meta.Embedder = d.Describe()
 	}
@@ -206,6 +220,11 @@ func BuildWith(ctx context.Context, docs corpus.Reader, emb Embedder, dir string
 			if _, err := vw.Write(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*dim)); err != nil {
 				return err
 			}
+			if qw != nil {
+				if err := qw.add(v); err != nil {
+					return err
+				}
+			}
 			rec := binary.AppendUvarint(nil, uint64(len(d.ID)))
 			rec = append(rec, d.ID...)
 			rec = binary.AppendUvarint(rec, uint64(len(d.Title)))
@@ -257,6 +276,11 @@ func BuildWith(ctx context.Context, docs corpus.Reader, emb Embedder, dir string
 	}
 	if err := flush(); err != nil {
 		return fmt.Errorf("dense build: %w", err)
+	}
+	if qw != nil {
+		if err := qw.finish(); err != nil {
+			return fmt.Errorf("dense build: write %s: %w", codesFile, err)
+		}
 	}
 	for name, w := range writers {
 		if err := w.w.Flush(); err != nil {
