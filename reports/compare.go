@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -29,6 +30,9 @@ type CompareOptions struct {
 	Seed      uint64  `json:"seed"`
 	// MaxFlips caps the flipped questions listed per cell in markdown (default 20; all are in JSON).
 	MaxFlips int `json:"max_flips"`
+	// MaxCostIncrease is the allowed relative increase of a cost metric (#Ret, #Call, #Tok, times,
+	// USD: lower is better) before a significant increase is a regression (default 0.10: 10%).
+	MaxCostIncrease float64 `json:"max_cost_increase"`
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
@@ -53,6 +57,9 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	if o.MaxFlips == 0 {
 		o.MaxFlips = 20
 	}
+	if o.MaxCostIncrease == 0 {
+		o.MaxCostIncrease = 0.10
+	}
 	return o
 }
 
@@ -65,28 +72,43 @@ type Comparison struct {
 	NewGenerator  string           `json:"new_generator"`
 	Options       CompareOptions   `json:"options"`
 	Cells         []CellComparison `json:"cells"`
-	// Regressions name the (dataset, cell, metric) whose drop is significant and beyond MaxDrop.
+	// Regressions name the (dataset, cell, metric) whose change for the worse is significant and
+	// beyond MaxDrop (scores, in points) or MaxCostIncrease (cost metrics, relative).
 	Regressions []string `json:"regressions"`
+	// ErrorChanges name the cells whose number of failed questions differs between the runs.
+	ErrorChanges []string `json:"error_changes"`
+	// ConfigDiff lists what differs between the runs' config.yaml ("key: base → new"), settings,
+	// model, server and code version (provenance) included.
+	ConfigDiff []string `json:"config_diff"`
 }
 
 // CellComparison compares one cell of one dataset.
 type CellComparison struct {
-	Dataset string             `json:"dataset"`
-	Cell    string             `json:"cell"`
-	N       int                `json:"n"`
+	Dataset string `json:"dataset"`
+	Cell    string `json:"cell"`
+	// N is the number of questions answered in both runs (failed ones are left out).
+	N int `json:"n"`
+	// BaseErrors and NewErrors count the failed questions of each run.
+	BaseErrors int                `json:"base_errors"`
+	NewErrors  int                `json:"new_errors"`
 	Metrics []MetricComparison `json:"metrics"`
 	// Flipped are the questions whose first compared metric changed, worse ones first.
 	Flipped []Flip `json:"flipped"`
 }
 
-// MetricComparison is one metric's difference new − base on the paired questions (points).
+// MetricComparison is one metric's difference new − base on the paired questions, in Unit (points
+// for scores; the metric's own unit per question for cost metrics, where lower is better).
 type MetricComparison struct {
-	Metric     string           `json:"metric"`
-	Base       float64          `json:"base"`
-	New        float64          `json:"new"`
-	Delta      metrics.Interval `json:"delta"`
-	P          float64          `json:"p"`
-	Regression bool             `json:"regression"`
+	Metric        string           `json:"metric"`
+	Unit          string           `json:"unit"`
+	LowerIsBetter bool             `json:"lower_is_better"`
+	Base          float64          `json:"base"`
+	New           float64          `json:"new"`
+	Delta         metrics.Interval `json:"delta"`
+	P             float64          `json:"p"`
+	Regression    bool             `json:"regression"`
+	// Better is a significant change for the better.
+	Better bool `json:"better"`
 }
 
 // Flip is a question whose score changed between the runs.
@@ -163,9 +185,13 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 			what = append(what, key(bc)+": "+w)
 			continue
 		}
-		cc := CellComparison{Dataset: bc.Dataset, Cell: bc.Name}
+		cc := CellComparison{Dataset: bc.Dataset, Cell: bc.Name, BaseErrors: bc.Errors, NewErrors: nc.Errors}
+		if bc.Errors != nc.Errors {
+			cmp.ErrorChanges = append(cmp.ErrorChanges, fmt.Sprintf("%s %s: %d failed questions in the base run, %d in the new one", bc.Dataset, bc.Name, bc.Errors, nc.Errors))
+		}
 		for i, mk := range opts.Metrics {
 			m := Metrics[mk]
+			// Pair leaves failed questions out: a failure is never a worse answer.
 			vb, vn, ids, _, _ := Pair(bc, nc, m, Prices{})
 			if len(vb) == 0 {
 				continue
@@ -174,10 +200,17 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 			if err != nil {
 				return nil, err
 			}
-			mc := MetricComparison{Metric: mk, Base: metrics.Mean(vb), New: metrics.Mean(vn), Delta: pt.Delta, P: pt.P}
-			mc.Regression = pt.Delta.Mean < -opts.MaxDrop && pt.P < opts.Alpha
+			mc := MetricComparison{Metric: mk, Unit: m.Unit(), LowerIsBetter: m.LowerIsBetter(), Base: metrics.Mean(vb), New: metrics.Mean(vn), Delta: pt.Delta, P: pt.P}
+			significant := pt.P < opts.Alpha
+			if mc.LowerIsBetter {
+				mc.Regression = significant && pt.Delta.Mean > opts.MaxCostIncrease*math.Abs(mc.Base) && pt.Delta.Mean > 0
+				mc.Better = significant && pt.Delta.Mean < 0
+			} else {
+				mc.Regression = significant && pt.Delta.Mean < -opts.MaxDrop
+				mc.Better = significant && pt.Delta.Mean > 0
+			}
 			if mc.Regression {
-				cmp.Regressions = append(cmp.Regressions, fmt.Sprintf("%s %s %s %+.2f points (%s)", bc.Dataset, bc.Name, m.Label, pt.Delta.Mean, pText(pt.P)))
+				cmp.Regressions = append(cmp.Regressions, fmt.Sprintf("%s %s %s %s (%s)", bc.Dataset, bc.Name, m.Label, fmtDelta(pt.Delta.Mean, m), pText(pt.P)))
 			}
 			cc.N = len(vb)
 			cc.Metrics = append(cc.Metrics, mc)
@@ -190,7 +223,55 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 	if len(what) > 0 {
 		return nil, &MismatchError{What: what}
 	}
+	cmp.ConfigDiff = configDiff(base.Config, next.Config)
 	return cmp, nil
+}
+
+// configDiff lists the keys of two flattened configs whose values differ (provenance's config hash
+// left out: the differences say what it hashes).
+func configDiff(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var out []string
+	for _, k := range sortedBoolKeys(keys) {
+		if k == "provenance.config_hash" || a[k] == b[k] {
+			continue
+		}
+		va, vb := a[k], b[k]
+		_, ina := a[k]
+		_, inb := b[k]
+		if !ina {
+			va = "(none)"
+		}
+		if !inb {
+			vb = "(none)"
+		}
+		out = append(out, fmt.Sprintf("%s: %s → %s", k, va, vb))
+	}
+	return out
+}
+
+func sortedBoolKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fmtDelta writes a difference in its metric's unit ("-5.00 points", "+0.40 retrievals", "+12.3 ms").
+func fmtDelta(d float64, m Metric) string {
+	dec := m.Decimals + 1
+	if m.LowerIsBetter() {
+		dec = m.Decimals
+	}
+	return fmt.Sprintf("%+.*f %s", dec, d, m.Unit())
 }
 
 // unpaired says how two cells' questions differ ("" when they are the same questions).
@@ -258,36 +339,87 @@ func flips(bc, nc *Cell, ids []string, vb, vn []float64) []Flip {
 	return out
 }
 
-// Markdown writes the comparison for a pull-request comment: the verdict, a table of differences
+// Markdown writes the comparison for a pull-request comment: what differs between the runs'
+// configs, the verdict, the rows that changed (the unchanged ones folded), failed-question counts,
 // and the flipped questions in collapsed sections.
 func (c *Comparison) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	o := c.Options
 	fmt.Fprintf(&b, "## ragbench compare\n\nBase `%s` → new `%s` (generator: %s).\n\n", c.Base, c.New, c.BaseGenerator)
+	if len(c.ConfigDiff) == 0 {
+		b.WriteString("The two runs' configs (settings, model, server, code version) are the same.\n\n")
+	} else {
+		fmt.Fprintf(&b, "**What differs between the runs' configs** (%d):\n\n", len(c.ConfigDiff))
+		for i, d := range c.ConfigDiff {
+			if i == 30 {
+				fmt.Fprintf(&b, "- and %d more (JSON output lists all)\n", len(c.ConfigDiff)-30)
+				break
+			}
+			k, v, _ := strings.Cut(d, ": ")
+			fmt.Fprintf(&b, "- `%s`: %s\n", k, mdEscape(v))
+		}
+		b.WriteString("\n")
+	}
 	if len(c.Regressions) > 0 {
-		fmt.Fprintf(&b, "**Regression**: %d significant drop(s) beyond %.2g points (α = %g):\n\n", len(c.Regressions), o.MaxDrop, o.Alpha)
+		fmt.Fprintf(&b, "**Regression**: %d significant change(s) for the worse beyond %.2g points (scores) or %g%% (cost metrics) (α = %g):\n\n", len(c.Regressions), o.MaxDrop, 100*o.MaxCostIncrease, o.Alpha)
 		for _, r := range c.Regressions {
 			fmt.Fprintf(&b, "- %s\n", r)
 		}
 		b.WriteString("\n")
 	} else {
-		fmt.Fprintf(&b, "**No regression**: no drop both significant (α = %g) and beyond %.2g points.\n\n", o.Alpha, o.MaxDrop)
+		fmt.Fprintf(&b, "**No regression**: no change for the worse both significant (α = %g) and beyond %.2g points (scores) or %g%% (cost metrics).\n\n", o.Alpha, o.MaxDrop, 100*o.MaxCostIncrease)
 	}
-	b.WriteString("| Dataset | Cell | n | Metric | Base | New | Δ (points) | 95% CI | p | |\n|---|---|---:|---|---:|---:|---:|---|---:|---|\n")
+	if len(c.ErrorChanges) > 0 {
+		fmt.Fprintf(&b, "**Failed questions differ** (%d cells): failed questions are left out of every comparison (pairs are the questions both runs answered), so check these apart:\n\n", len(c.ErrorChanges))
+		for _, e := range c.ErrorChanges {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+		b.WriteString("\n")
+	}
+	head := "| Dataset | Cell | n | Errors (base → new) | Metric | Base | New | Δ | 95% CI | p | |\n|---|---|---:|---|---|---:|---:|---:|---|---:|---|\n"
+	var changed, same bytes.Buffer
+	nSame := 0
 	for _, cc := range c.Cells {
 		for _, m := range cc.Metrics {
 			mark := ""
-			if m.Regression {
+			switch {
+			case m.Regression:
 				mark = "❌ regression"
-			} else if m.P < o.Alpha && m.Delta.Mean > 0 {
+			case m.Better:
 				mark = "✅ better"
+			case m.P < o.Alpha:
+				mark = "changed"
 			}
-			dec := Metrics[m.Metric].Decimals
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %+.*f | [%+.*f, %+.*f] | %s | %s |\n", mdEscape(cc.Dataset), mdEscape(cc.Cell), cc.N,
-				Metrics[m.Metric].Label, fmtNum(m.Base, dec), fmtNum(m.New, dec), dec+1, m.Delta.Mean, dec+1, m.Delta.Lo, dec+1, m.Delta.Hi, fmtP(m.P), mark)
+			met := Metrics[m.Metric]
+			dec := met.Decimals
+			ddec := dec + 1
+			if met.LowerIsBetter() {
+				ddec = dec
+			}
+			errs := fmt.Sprintf("%d → %d", cc.BaseErrors, cc.NewErrors)
+			line := fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | [%+.*f, %+.*f] | %s | %s |\n", mdEscape(cc.Dataset), mdEscape(cc.Cell), cc.N, errs,
+				met.Label, fmtNum(m.Base, dec), fmtNum(m.New, dec), fmtDelta(m.Delta.Mean, met), ddec, m.Delta.Lo, ddec, m.Delta.Hi, fmtP(m.P), mark)
+			if mark == "" && cc.BaseErrors == cc.NewErrors {
+				same.WriteString(line)
+				nSame++
+			} else {
+				changed.WriteString(line)
+			}
 		}
 	}
-	fmt.Fprintf(&b, "\nΔ = new − base on the same questions; CI: paired percentile bootstrap (%d resamples); p: two-sided paired approximate randomization test (%d rounds), seed %d.\n", o.Resamples, o.Rounds, o.Seed)
+	if changed.Len() > 0 {
+		b.WriteString(head)
+		b.Write(changed.Bytes())
+	} else {
+		b.WriteString("No row changed significantly.\n")
+	}
+	if nSame > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>%d unchanged rows (no significant difference, same failed questions)</summary>\n\n", nSame)
+		b.WriteString(head)
+		b.Write(same.Bytes())
+		b.WriteString("\n</details>\n")
+	}
+	fmt.Fprintf(&b, "\nΔ = new − base on the questions both runs answered, in points for scores and in the metric's own unit per question for cost metrics (#Ret, #Call, #Tok, times, USD: lower is better); CI: paired percentile bootstrap (%d resamples); p: two-sided paired approximate randomization test (%d rounds), seed %d.\n", o.Resamples, o.Rounds, o.Seed)
 	for _, cc := range c.Cells {
 		if len(cc.Flipped) == 0 || len(cc.Metrics) == 0 {
 			continue
@@ -299,7 +431,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			}
 		}
 		label := Metrics[cc.Metrics[0].Metric].Label
-		fmt.Fprintf(&b, "\n<details><summary>%s · %s: %d questions changed %s (%d worse, %d better)</summary>\n\n", htmlEsc(cc.Dataset), htmlEsc(cc.Cell), len(cc.Flipped), label, worse, len(cc.Flipped)-worse)
+		fmt.Fprintf(&b, "\n<details><summary>%s · %s: %d questions changed %s (%d lower, %d higher)</summary>\n\n", htmlEsc(cc.Dataset), htmlEsc(cc.Cell), len(cc.Flipped), label, worse, len(cc.Flipped)-worse)
 		b.WriteString("| id | question | gold | base | new |\n|---|---|---|---|---|\n")
 		for i, f := range cc.Flipped {
 			if i == o.MaxFlips {

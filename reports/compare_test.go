@@ -108,3 +108,62 @@ func TestCompareUnpaired(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareCostMetrics: for #Ret (lower is better) fewer retrievals are better and more are a
+// regression, in retrievals per question, not points.
+func TestCompareCostMetrics(t *testing.T) {
+	spec := reportstest.Spec{Generator: "test-model", Datasets: []string{"hotpotqa"}, Cells: []string{"quco"}, Questions: 300, Seed: 3}
+	base := writeRun(t, "base", spec)
+	for _, c := range []struct {
+		name       string
+		ret        int
+		regression bool
+		better     bool
+	}{
+		{"fewer retrievals", 0, false, true},
+		{"more retrievals", 6, true, false},
+	} {
+		next := writeRun(t, "new", spec)
+		for i := range next.Cells[0].Records {
+			next.Cells[0].Records[i].Counters.Retrievals = c.ret
+		}
+		cmp, err := Compare(base, next, CompareOptions{Metrics: []string{"ret"}, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := cmp.Cells[0].Metrics[0]
+		if m.Regression != c.regression || m.Better != c.better || !m.LowerIsBetter || m.Unit != "retrievals" {
+			t.Errorf("%s: %+v, want regression %v better %v in retrievals (lower is better)", c.name, m, c.regression, c.better)
+		}
+		if c.regression && (len(cmp.Regressions) != 1 || !strings.Contains(cmp.Regressions[0], " retrievals (p")) {
+			t.Errorf("%s: regressions %q, want one given in retrievals", c.name, cmp.Regressions)
+		}
+	}
+}
+
+// TestCompareHeadAndFolding: the head names what differs between the configs; unchanged rows are
+// folded away from the table of changes.
+func TestCompareHeadAndFolding(t *testing.T) {
+	spec := reportstest.Spec{Generator: "test-model", Datasets: []string{"hotpotqa"}, Cells: []string{"quco", "sr-rag"}, Questions: 300, Seed: 3, Model: "m-1"}
+	base := writeRun(t, "base", spec)
+	spec.Model = "m-2"
+	spec.Flip = map[string]int{"quco": 40}
+	next := writeRun(t, "new", spec)
+	cmp, err := Compare(base, next, CompareOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cmp.ConfigDiff, "|") != "llm.model: m-1 → m-2" {
+		t.Errorf("config diff %q, want the model change", cmp.ConfigDiff)
+	}
+	var b bytes.Buffer
+	cmp.Markdown(&b)
+	md := b.String()
+	changes, folded, _ := strings.Cut(md, "<details><summary>2 unchanged rows")
+	if !strings.Contains(md, "- `llm.model`: m-1 → m-2") {
+		t.Errorf("head does not list the model change:\n%s", md)
+	}
+	if strings.Contains(changes, "| sr-rag |") || !strings.Contains(changes, "| quco |") || !strings.Contains(folded, "| sr-rag |") {
+		t.Errorf("sr-rag (unchanged) not folded, or quco (changed) folded:\n%s", md)
+	}
+}

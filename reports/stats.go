@@ -25,6 +25,28 @@ type Metric struct {
 	Score string
 }
 
+// LowerIsBetter is true for cost metrics (counts, times, money).
+func (m Metric) LowerIsBetter() bool {
+	_, ok := costUnits[m.Key]
+	return ok
+}
+
+// Unit is the unit of a difference in m: "points" for percent scores, else the metric's own (per
+// question).
+func (m Metric) Unit() string {
+	if u, ok := costUnits[m.Key]; ok {
+		return u
+	}
+	return "points"
+}
+
+// costUnits are the cost metrics (lower is better) and their units.
+var costUnits = map[string]string{
+	"ret": "retrievals", "call": "calls", "tok": "tokens", "prompt_tok": "tokens", "answer_calls": "calls",
+	"answer_tok": "tokens", "ngram_queries": "queries", "extractor_calls": "calls",
+	"ms_total": "ms", "ms_llm": "ms", "ms_retrieval": "ms", "ms_ngram": "ms", "ms_extract": "ms", "usd": "USD",
+}
+
 // Prices are generator prices in USD per million tokens; zero means not configured.
 type Prices struct {
 	PromptPerM, CompletionPerM float64

@@ -21,10 +21,17 @@ reports for each metric the difference new − base with its paired bootstrap in
 of a paired randomization test, and lists the questions whose first metric changed. Prints markdown
 for a pull-request comment (or JSON with --format json).
 
-A regression is a drop that is both significant (p < --alpha) and larger than --max-drop points.
-Exit status: 0 when there is none (or without --fail-on-regression); 1 on a regression with
---fail-on-regression; 2 when the runs cannot be paired (different generator, datasets, cells,
-questions or gold answers; the message names each difference) or on bad usage.`,
+The head lists what differs between the two runs' config.yaml (settings, model, server, code
+version). Failed questions are left out of every comparison and counted per cell; rows without a
+significant change are folded. A regression is a change for the worse that is significant
+(p < --alpha) and larger than --max-drop points for scores, or than 10% for cost metrics (#Ret,
+#Call, #Tok, times, USD: lower is better, differences in their own units).
+
+Exit status: 0 when there is no regression (or without --fail-on-regression); 1 on a regression
+with --fail-on-regression; 2 on bad usage or when the runs cannot be paired (different generator,
+datasets, cells, questions or gold answers; the message names each difference); 3 when a run
+directory cannot be read; 4 with --fail-on-regression when the runs' numbers of failed questions
+differ and there is no regression (a warning without the flag).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "metric", Value: "em,f1", Usage: "metrics to compare, comma-separated (em, f1, acc, label_acc, answer_recall, ar@5, ret, tok, call)"},
 			&cli.Float64Flag{Name: "max-drop", Value: 0.5, Usage: "allowed drop in points before a significant drop is a regression"},
@@ -60,11 +67,11 @@ func compareAction(c *cli.Context) error {
 	}
 	base, err := reports.LoadRun(c.Context, c.Args().Get(0))
 	if err != nil {
-		return err
+		return exitError{code: 3, err: err}
 	}
 	next, err := reports.LoadRun(c.Context, c.Args().Get(1))
 	if err != nil {
-		return err
+		return exitError{code: 3, err: err}
 	}
 	cmp, err := reports.Compare(base, next, reports.CompareOptions{
 		Metrics: keys, MaxDrop: c.Float64("max-drop"), Alpha: c.Float64("alpha"), Rounds: c.Int("rounds"),
@@ -85,8 +92,25 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, e := range cmp.ErrorChanges {
+		fmt.Fprintln(c.App.ErrWriter, "warning: failed questions differ:", e)
+	}
 	if len(cmp.Regressions) > 0 && c.Bool("fail-on-regression") {
 		return fmt.Errorf("regression: %s", strings.Join(cmp.Regressions, "; "))
 	}
+	if len(cmp.ErrorChanges) > 0 && c.Bool("fail-on-regression") {
+		return exitError{code: 4, err: fmt.Errorf("failed questions differ: %s", strings.Join(cmp.ErrorChanges, "; "))}
+	}
 	return nil
 }
+
+// exitError is an error with its own exit status (compare: 3 unreadable input, 4 failed questions
+// differ).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }

@@ -33,6 +33,9 @@ func TestCompareCommand(t *testing.T) {
 		{"5 points", write("drop5", spec(50, 1000)), 1, "❌ regression", "a planted 5-point EM drop on 1,000 questions fails"},
 		{"0.3 points", write("drop03", spec(3, 1000)), 0, "**No regression**", "a planted 0.3-point drop is within --max-drop 0.5"},
 		{"unpaired", write("fewer", spec(0, 900)), 2, "", "runs over different questions cannot be paired"},
+		{"HTTP 500s", write("errors", func() reportstest.Spec { s := spec(0, 1000); s.Fail = map[string]int{"quco": 40}; return s }()), 4,
+			"**Failed questions differ**", "40 failed questions are not 40 wrong answers: no regression, but their own exit status"},
+		{"unreadable", filepath.Join(dir, "no-such-run"), 3, "", "a run directory that cannot be read"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,6 +48,9 @@ func TestCompareCommand(t *testing.T) {
 			}
 			if c.code == 2 && !strings.Contains(stderr, "100 questions only in the base run") {
 				t.Errorf("the error does not name what differs: %s", stderr)
+			}
+			if c.code == 4 && (!strings.Contains(out, "**No regression**") || !strings.Contains(stderr, "11 failed questions in the base run, 50 in the new one")) {
+				t.Errorf("failed questions counted as a regression, or not named:\n%s\nstderr: %s", out, stderr)
 			}
 		})
 	}

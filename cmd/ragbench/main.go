@@ -52,6 +52,10 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &u) {
 		return 2
 	}
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
 	return 1
 }
 
