@@ -91,7 +91,7 @@ type CellComparison struct {
 	// BaseErrors and NewErrors count the failed questions of each run.
 	BaseErrors int                `json:"base_errors"`
 	NewErrors  int                `json:"new_errors"`
-	Metrics []MetricComparison `json:"metrics"`
+	Metrics    []MetricComparison `json:"metrics"`
 	// Flipped are the questions whose first compared metric changed, worse ones first.
 	Flipped []Flip `json:"flipped"`
 }
