@@ -21,12 +21,29 @@ type EmbedderSpec struct {
 	Kind   string       `yaml:"kind" json:"kind"`
 	LSA    LSAConfig    `yaml:"lsa" json:"lsa"`
 	OpenAI OpenAIConfig `yaml:"openai" json:"openai"`
+	// Quantize "int8" also writes the int8 search form (BuildOptions.Int8); empty: float32 only.
+	Quantize string `yaml:"quantize,omitempty" json:"quantize,omitempty"`
+}
+
+// Options returns the build options the spec asks for, or an error for an unknown quantization.
+func (s EmbedderSpec) Options() (BuildOptions, error) {
+	switch s.Quantize {
+	case "":
+		return BuildOptions{}, nil
+	case QuantInt8:
+		return BuildOptions{Int8: true}, nil
+	}
+	return BuildOptions{}, fmt.Errorf("dense: unknown quantization %q (want int8 or none)", s.Quantize)
 }
 
 // BuildCorpus builds an index in dir from the documents that open returns. With Kind "lsa" the LSA
 // model is first fitted on the same documents (open is called twice) and saved with the index, so
 // that Open(dir, nil) finds it; with "openai" the documents are embedded through the endpoint.
 func BuildCorpus(ctx context.Context, open func() (corpus.Reader, error), spec EmbedderSpec, dir string, progress io.Writer) error {
+	opt, err := spec.Options()
+	if err != nil {
+		return err
+	}
 	var emb Embedder
 	switch spec.Kind {
 	case "", KindLSA:
@@ -55,7 +72,7 @@ func BuildCorpus(ctx context.Context, open func() (corpus.Reader, error), spec E
 		return err
 	}
 	defer r.Close()
-	return Build(ctx, r, emb, dir, progress)
+	return BuildWith(ctx, r, emb, dir, progress, opt)
 }
 
 // embedderFromMeta rebuilds the query embedder recorded in meta.json for an index built with an

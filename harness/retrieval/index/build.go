@@ -160,6 +160,10 @@ func buildOne(ctx context.Context, cfg BuildConfig, dir string, open func(side i
 		m, err := bm25.Build(ctx, r, dir, opt)
 		return Built{Dir: dir, BM25: m, Elapsed: time.Since(start)}, err
 	}
+	opt, err := cfg.Dense.Options()
+	if err != nil {
+		return Built{}, err
+	}
 	var emb dense.Embedder
 	if cfg.Dense.Kind == dense.KindOpenAI {
 		e, err := dense.NewOpenAI(ctx, cfg.Dense.OpenAI)
@@ -180,6 +184,6 @@ func buildOne(ctx context.Context, cfg BuildConfig, dir string, open func(side i
 		}
 		emb = l
 	}
-	err = dense.Build(ctx, r, emb, dir, cfg.Progress)
+	err = dense.BuildWith(ctx, r, emb, dir, cfg.Progress, opt)
 	return Built{Dir: dir, Elapsed: time.Since(start)}, err
 }

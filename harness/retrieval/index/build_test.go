@@ -123,3 +123,33 @@ func TestBuildDenseUnits(t *testing.T) {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 }
+
+// TestBuildDenseInt8: dense.quantize int8 builds the int8 search form, which Open then searches.
+func TestBuildDenseInt8(t *testing.T) {
+	docs := passages(t, 200)
+	dir := t.TempDir()
+	cfg := BuildConfig{Kind: KindDense, Dir: dir, Dense: dense.EmbedderSpec{LSA: dense.LSAConfig{Dim: 16}, Quantize: dense.QuantInt8}}
+	if err := Build(context.Background(), sourceOf(t, docs), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dense.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if ok, _ := d.Int8(); !ok || d.Meta().Quantization != dense.QuantInt8 {
+		t.Fatalf("quantize int8 built %+v", d.Meta())
+	}
+	ix, err := Open(context.Background(), Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if hits, err := ix.Retrieve(context.Background(), "world war", 3); err != nil || len(hits) != 3 {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	cfg.Dense.Quantize, cfg.Dir = "int4", t.TempDir()
+	if err := Build(context.Background(), sourceOf(t, docs), cfg, nil); err == nil || !strings.Contains(err.Error(), `"int4"`) {
+		t.Fatalf("quantize int4: %v", err)
+	}
+}
