@@ -2,6 +2,7 @@ package methods
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -11,6 +12,15 @@ import (
 // without a generator-free context step is an error.
 func NewContexters(names []string, settings map[string]map[string]any, granularities []int) ([]Contexter, error) {
 	var out []Contexter
+	known := map[string]bool{}
+	for _, n := range names {
+		known[strings.TrimSpace(n)] = true
+	}
+	for _, k := range sortedSettingKeys(settings) {
+		if !known[k] {
+			return nil, fmt.Errorf("settings for %q, which is not one of the methods evaluated (%s)", k, strings.Join(names, ", "))
+		}
+	}
 	for _, name := range names {
 		name = strings.TrimSpace(name)
 		set := settings[name]
@@ -31,4 +41,13 @@ func NewContexters(names []string, settings map[string]map[string]any, granulari
 		out = append(out, cm)
 	}
 	return out, nil
+}
+
+func sortedSettingKeys(m map[string]map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

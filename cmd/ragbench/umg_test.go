@@ -63,4 +63,17 @@ func TestContextEval(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "normalisation") {
 		t.Errorf("bad setting: code %d, %s", code, stderr)
 	}
+	// The two indexes swapped, a misspelt method in --settings: refused, not other numbers.
+	_, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--limit", "2", "--bm25-units", filepath.Join(dir, "dense"), "--dense-units", filepath.Join(dir, "bm25"))
+	if code != 1 || !strings.Contains(stderr, "is a dense unit index, not a BM25 one") {
+		t.Errorf("swapped indexes: code %d, %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--limit", "2", "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "bm25"))
+	if code != 1 || !strings.Contains(stderr, "is a BM25 unit index, not a dense one") {
+		t.Errorf("BM25 as --dense-units: code %d, %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--settings", `{"umpg": {"max_overlap": 0.5}}`, "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "dense"))
+	if code != 2 || !strings.Contains(stderr, `"umpg"`) {
+		t.Errorf("misspelt method in --settings: code %d, %s", code, stderr)
+	}
 }

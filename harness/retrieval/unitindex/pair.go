@@ -2,6 +2,7 @@ package unitindex
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
@@ -19,10 +20,19 @@ func OpenPair(bm25Dir, denseDir string, sizes []int, emb dense.Embedder) (*Pair,
 	if err != nil {
 		return nil, err
 	}
+	if b.Kind != "bm25" {
+		b.Close()
+		return nil, fmt.Errorf("unit index %s is a %s unit index, not a BM25 one (build it with index build --kind bm25 --units ...)", bm25Dir, b.Kind)
+	}
 	d, err := Open(denseDir, Options{Sizes: sizes, Embedder: emb, Expert: "dense"})
 	if err != nil {
 		b.Close()
 		return nil, err
+	}
+	if d.Kind != "dense" {
+		b.Close()
+		d.Close()
+		return nil, fmt.Errorf("unit index %s is a BM25 unit index, not a dense one (build it with index build --kind dense --units ...)", denseDir)
 	}
 	if err := SameUnits(b.Table, d.Table); err != nil {
 		b.Close()
