@@ -90,9 +90,13 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 // headroom raises the y axis so that the legend (top right) does not cover data.
-func headroom(p *plot.Plot) {
+func headroom(p *plot.Plot) { headroomFor(p, 2) }
+
+// headroomFor raises the y axis so that a legend of n entries (top) stays above the data.
+func headroomFor(p *plot.Plot, n int) {
+	f := 1.15 + 0.1*float64(n)
 	if p.Y.Max > p.Y.Min {
-		p.Y.Max = p.Y.Min + 1.35*(p.Y.Max-p.Y.Min)
+		p.Y.Max = p.Y.Min + f*(p.Y.Max-p.Y.Min)
 	} else {
 		p.Y.Max = p.Y.Min + 1
 	}
@@ -114,12 +118,15 @@ func (r *Report) Figures() ([]*Figure, error) {
 	}
 	sum := r.Summary
 	if r.opts.CI.Resamples == 0 {
-		sum = Summarize(nil, nil, []string{"em", "f1", "acc", "label_acc"}, ci, r.opts.Prices)
+		sum = Summarize(nil, nil, []string{"em", "f1", "acc", "label_acc", "ret"}, ci, r.opts.Prices)
 	}
 	var figs []*Figure
 	for _, g := range r.Groups {
 		gen := ShortGenerator(g.Generator)
 		name := func(kind string) string {
+			if g.Model != "" {
+				return kind + "-" + slug(g.Dataset) + "-" + slug(gen) + "-" + slug(g.Model)
+			}
 			return kind + "-" + slug(g.Dataset) + "-" + slug(gen)
 		}
 		accKey := "em"
@@ -132,9 +139,14 @@ func (r *Report) Figures() ([]*Figure, error) {
 				}
 			}
 		}
-		// Ablation bars: the ablation rows, or every row when there are no variants.
-		rows := r.ablationRows()
+		// Ablation bars: the paper's ablation rows (Table 3) when cells name them, else the rows of
+		// methods with variants, else every row: horizontal bars, EM and F1 side by side per row,
+		// the row names on the y axis (first row on top) and the legend in a band above the bars.
+		rows, labels := r.paperRows("Table 3")
 		kind := "ablation"
+		if len(rows) == 0 {
+			rows, labels = r.ablationRows(), nil
+		}
 		if len(rows) == 0 {
 			rows, kind = r.rows, "methods"
 		}
@@ -146,43 +158,40 @@ func (r *Report) Figures() ([]*Figure, error) {
 		}
 		if len(cells) > 0 {
 			keys := []string{accKey, "f1"}
-			labels := []string{accLabel, "F1 (%)"}
+			klabels := []string{accLabel, "F1 (%)"}
 			if isPubMed(g) {
-				keys, labels = keys[:1], labels[:1]
+				keys, klabels = keys[:1], klabels[:1]
 			}
-			fig := &Figure{Name: name(kind), Title: fmt.Sprintf("%s with %g%% bootstrap intervals — %s (generator: %s)", strings.Join(labels, ", "), 100*ci.Level, g.Dataset, gen), Width: 5 * vg.Inch, Height: 3.6 * vg.Inch}
+			n := len(cells)
+			fig := &Figure{Name: name(kind), Title: fmt.Sprintf("%s with %g%% bootstrap intervals — %s (generator: %s)", strings.Join(klabels, ", "), 100*ci.Level, g.Dataset, gen),
+				Width: 6.5 * vg.Inch, Height: vg.Length(1.3+0.42*float64(n+1)) * vg.Inch}
+			p := newPlot(fmt.Sprintf("%s — %s\ngenerator: %s", strings.Join(klabels, " and "), g.Dataset, gen), "score (%), whiskers: "+fmt.Sprintf("%g%%", 100*ci.Level)+" bootstrap interval", "")
+			names := make([]string, n)
+			height := 0.8 / float64(len(keys))
 			for i, k := range keys {
-				p := newPlot(fmt.Sprintf("%s — %s\ngenerator: %s", Metrics[k].Label, g.Dataset, gen), "method", labels[i])
-				vals := make(plotter.Values, len(cells))
-				ep := errPoints{XYs: make(plotter.XYs, len(cells)), YErrors: make(plotter.YErrors, len(cells))}
-				var names []string
+				hb := &hbars{Mean: make([]float64, n), Lo: make([]float64, n), Hi: make([]float64, n), Height: height * 0.92,
+					Offset: height * (float64(len(keys)-1)/2 - float64(i)), Color: barColor(i), Whisker: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}}
 				for j, c := range cells {
+					at := n - 1 - j // the first row on top
 					st, _ := sum.Get(c, k)
-					vals[j] = st.Mean
-					ep.XYs[j] = plotter.XY{X: float64(j), Y: st.Mean}
-					ep.YErrors[j] = struct{ Low, High float64 }{st.Mean - st.Lo, st.Hi - st.Mean}
-					names = append(names, c.Row)
+					hb.Mean[at], hb.Lo[at], hb.Hi[at] = st.Mean, st.Lo, st.Hi
+					label := c.Row
+					if l, ok := labels[c.Row]; ok {
+						label = l
+					}
+					names[at] = label
 				}
-				bars, err := plotter.NewBarChart(vals, vg.Points(22))
-				if err != nil {
-					return nil, err
-				}
-				bars.Color = plotutil.Color(i)
-				bars.LineStyle.Width = 0
-				eb, err := plotter.NewYErrorBars(ep)
-				if err != nil {
-					return nil, err
-				}
-				p.Add(bars, eb)
-				p.Legend.Add(Metrics[k].Label+" (mean)", bars)
-				p.Legend.Add(fmt.Sprintf("%g%% CI", 100*ci.Level), whisker{eb.LineStyle})
-				p.NominalX(names...)
-				p.X.Tick.Label.Rotation = math.Pi / 8
-				p.X.Tick.Label.XAlign = draw.XRight
-				p.Y.Min = 0
-				headroom(p)
-				fig.Panels = append(fig.Panels, p)
+				p.Add(hb)
+				p.Legend.Add(Metrics[k].Label+" (mean)", hb)
 			}
+			p.Legend.Add(fmt.Sprintf("%g%% CI", 100*ci.Level), whisker{draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}})
+			p.NominalY(names...)
+			p.X.Min = 0
+			p.X.Max *= 1.06
+			// A band above the first row holds the legend, so it covers no bar.
+			p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5+1.6
+			p.Legend.Top = true
+			fig.Panels = []*plot.Plot{p}
 			figs = append(figs, fig)
 		}
 		// Sweeps: a method's cells that differ in one numeric setting.
@@ -194,24 +203,73 @@ func (r *Report) Figures() ([]*Figure, error) {
 			if isPubMed(g) {
 				keys = []string{accKey, "ret"}
 			}
+			entries := map[*plot.Plot]int{}
 			for i, k := range keys {
 				xys := make(plotter.XYs, len(sw.cells))
+				var lo, hi plotter.XYs
 				for j, c := range sw.cells {
 					st, _ := sum.Get(c, k)
 					xys[j] = plotter.XY{X: sw.xs[j], Y: st.Mean}
+					if st.HasCI {
+						lo = append(lo, plotter.XY{X: sw.xs[j], Y: st.Lo})
+						hi = append(hi, plotter.XY{X: sw.xs[j], Y: st.Hi})
+					}
+				}
+				target := left
+				if k == "ret" {
+					target = right
+				}
+				col := barColor(i)
+				// The 95% interval as a band under the line.
+				if len(lo) == len(sw.cells) {
+					ring := append(plotter.XYs{}, lo...)
+					for j := len(hi) - 1; j >= 0; j-- {
+						ring = append(ring, hi[j])
+					}
+					band, err := plotter.NewPolygon(ring)
+					if err != nil {
+						return nil, err
+					}
+					r8, g8, b8, _ := col.RGBA()
+					band.Color = color.NRGBA{uint8(r8 >> 8), uint8(g8 >> 8), uint8(b8 >> 8), 60}
+					band.LineStyle.Width = 0
+					target.Add(band)
 				}
 				l, pts, err := plotter.NewLinePoints(xys)
 				if err != nil {
 					return nil, err
 				}
-				l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+				l.Color, pts.Color = col, col
 				pts.Shape = plotutil.Shape(i)
-				target := left
-				if k == "ret" {
-					target = right
-				}
 				target.Add(l, pts)
-				target.Legend.Add(Metrics[k].Label, l, pts)
+				target.Legend.Add(fmt.Sprintf("%s (band: %g%% CI)", Metrics[k].Label, 100*ci.Level), l, pts)
+				entries[target]++
+				// The published points of the sweep's rows, where the cells name them.
+				var pub plotter.XYs
+				src := ""
+				for j, c := range sw.cells {
+					if pr, _, ok := r.paperRow(c, []string{"Sensitivity", "Table"}); ok {
+						if v, ok := pr.value(k); ok {
+							pub = append(pub, plotter.XY{X: sw.xs[j], Y: v})
+							src = pr.Paper + ", " + pr.Model
+						}
+					}
+				}
+				if len(pub) > 0 {
+					sc, err := plotter.NewScatter(pub)
+					if err != nil {
+						return nil, err
+					}
+					sc.Color = col
+					sc.Shape = draw.CrossGlyph{}
+					sc.Radius = vg.Points(5)
+					target.Add(sc)
+					target.Legend.Add(fmt.Sprintf("%s published (%s)", Metrics[k].Label, src), sc)
+					entries[target]++
+				}
+			}
+			for _, p := range []*plot.Plot{left, right} {
+				p.Legend.Top = true
 			}
 			if sw.log {
 				for _, p := range []*plot.Plot{left, right} {
@@ -219,8 +277,8 @@ func (r *Report) Figures() ([]*Figure, error) {
 					p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 				}
 			}
-			headroom(left)
-			headroom(right)
+			headroomFor(left, entries[left])
+			headroomFor(right, entries[right])
 			fig.Panels = []*plot.Plot{left, right}
 			figs = append(figs, fig)
 		}
@@ -307,6 +365,12 @@ func (r *Report) Figures() ([]*Figure, error) {
 		}
 	}
 	return figs, nil
+}
+
+// barColor is a colour-blind-safe palette (Okabe-Ito blue, orange, green).
+func barColor(i int) color.Color {
+	pal := []color.Color{color.RGBA{0, 114, 178, 255}, color.RGBA{230, 159, 0, 255}, color.RGBA{0, 158, 115, 255}}
+	return pal[i%len(pal)]
 }
 
 // whisker is the legend thumbnail of interval whiskers: a vertical line.

@@ -5,8 +5,14 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ragbench/ragbench/reports/reportstest"
 )
 
 // svgText returns the text content of an SVG document, failing when it is not well-formed XML.
@@ -54,7 +60,7 @@ func TestFigures(t *testing.T) {
 		want []string
 		why  string
 	}{
-		{"ablation-2wikimultihopqa-offline-reader-no-llm", []string{"EM — 2wikimultihopqa", "F1 — 2wikimultihopqa", "generator: offline reader (no LLM)", "EM (mean)", "95% CI", "quco[window=50]", "quco[window=1000]", "EM (%)"},
+		{"ablation-2wikimultihopqa-offline-reader-no-llm", []string{"EM (%) and F1 (%) — 2wikimultihopqa", "generator: offline reader (no LLM)", "F1 (mean)", "EM (mean)", "95% CI", "quco[window=50]", "quco[window=1000]", "EM (%)"},
 			"ablation bars with whiskers and a legend, generator named"},
 		{"sweep-hotpotqa-offline-reader-no-llm-quco-window", []string{"quco vs window — hotpotqa", "generator: offline reader (no LLM)", "#Ret (retrievals per question)", "score (%)", "EM", "F1", "#Ret", "window"},
 			"the window sweep: EM/F1 panel and #Ret panel"},
@@ -104,4 +110,72 @@ func TestFigures(t *testing.T) {
 	if _, ok := byName["ablation-pubmedqa-offline-reader-no-llm"]; !ok {
 		t.Error("no PubMedQA ablation figure")
 	}
+}
+
+// TestFigureLayout: an ablation of 18 rows gets horizontal bars with room for each row (its labels on
+// the y axis, unrotated) and its legend in a band above the bars; a sweep has interval bands and,
+// with the paper's numbers, the published points.
+func TestFigureLayout(t *testing.T) {
+	var cells []string
+	for _, w := range []int{50, 100, 250, 500, 1000, 2000} {
+		for _, m := range []string{"qa", "qb", "qc"} {
+			cells = append(cells, m+"[window="+itoa(w)+"]")
+		}
+	}
+	run := writeRun(t, "many", reportstest.Spec{Generator: "test-model", Datasets: []string{"2wikimultihopqa"}, Cells: cells, Questions: 10, Seed: 2})
+	r := mustBuild(t, Options{}, run)
+	figs, err := r.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var abl *Figure
+	for _, f := range figs {
+		if strings.HasPrefix(f.Name, "ablation-") {
+			abl = f
+		}
+	}
+	if abl == nil || len(abl.Panels) != 1 {
+		t.Fatalf("no one-panel ablation figure: %+v", abl)
+	}
+	p := abl.Panels[0]
+	if per := abl.Height / vg.Length(len(cells)); per < 0.4*vg.Inch {
+		t.Errorf("%v per row of %d: bars would touch", per, len(cells))
+	}
+	if p.X.Tick.Label.Rotation != 0 || p.Y.Max < float64(len(cells))-0.5+1 || !p.Legend.Top {
+		t.Errorf("labels rotated (%v) or no legend band above the bars (y max %v for %d rows)", p.X.Tick.Label.Rotation, p.Y.Max, len(cells))
+	}
+	png, err := abl.Render("png")
+	if err != nil || len(png) == 0 {
+		t.Fatal(err)
+	}
+	if path := os.Getenv("RAGBENCH_WRITE_FIGURES"); path != "" {
+		os.WriteFile(filepath.Join(path, abl.Name+".png"), png, 0o644)
+	}
+
+	ref := loadReference(t)
+	pr := mustBuild(t, Options{Paper: ref}, loadFixture(t, "offline")...)
+	figs, err = pr.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name != "sweep-2wikimultihopqa-offline-reader-no-llm-quco-window" {
+			continue
+		}
+		svg, err := f.Render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := svgText(t, f.Name, svg)
+		for _, want := range []string{"EM published (QuCo-RAG, OLMo-2-7B)", "#Ret published (QuCo-RAG, OLMo-2-7B)", "EM (band: 95% CI)"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", f.Name, want)
+			}
+		}
+		if !bytes.Contains(svg, []byte("fill-opacity")) {
+			t.Errorf("%s: no translucent interval band", f.Name)
+		}
+		return
+	}
+	t.Error("no 2wiki window sweep figure")
 }
