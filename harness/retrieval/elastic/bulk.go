@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/internal/atomicfile"
 	"github.com/ragbench/ragbench/internal/retry"
 	"io"
@@ -42,6 +43,11 @@ type IndexOptions struct {
 	Create bool
 	// MaxDocs stops after this many documents in this run (0 for no limit; for tests and trials).
 	MaxDocs int64
+	// Embedder embeds the passages ("title text", as dense does) into the Config.KNN vector field;
+	// required when the config has a knn section. The vectors are L2-normalised; a vector of the wrong
+	// dimension, with NaN or Inf entries, or all zero (cosine cannot rank it) is an error naming the
+	// file, line and id.
+	Embedder dense.Embedder
 }
 
 // IndexTSV indexes a DPR TSV (id, text, title, with a header line) into cfg's index with the bulk
@@ -99,7 +105,33 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 			return fmt.Errorf("elastic index: %w", err)
 		}
 	}
-	if opt.Create {
+	var dn *Dense
+	if c.cfg.KNN != nil {
+		if opt.Embedder == nil {
+			return errors.New("elastic index: the config has a knn section but no embedder was given")
+		}
+		dn = &Dense{c: c, emb: opt.Embedder, knn: *c.cfg.KNN, engine: c.cfg.KNN.Engine}
+		if dn.engine == "" {
+			info, err := c.Ping(ctx)
+			if err != nil {
+				return fmt.Errorf("elastic index: %w", err)
+			}
+			dn.engine = info.Distribution
+		}
+		if opt.Create {
+			var desc map[string]string
+			if d, ok := opt.Embedder.(dense.Describer); ok {
+				desc = d.Describe()
+			}
+			if err := c.createKNNIndex(ctx, dn.engine, opt.Embedder.Dim(), desc, true); err != nil {
+				return err
+			}
+		}
+		// An existing index of another dimension or embedder is refused before anything is sent.
+		if err := dn.checkMapping(ctx); err != nil {
+			return fmt.Errorf("elastic index: %w", err)
+		}
+	} else if opt.Create {
 		if err := c.CreateIndex(ctx, true); err != nil {
 			return err
 		}
@@ -110,6 +142,8 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 	r := bufio.NewReaderSize(f, 1<<20)
 	var (
 		batch     bytes.Buffer
+		docs      []corpus.Document
+		lines     []int
 		ids       []string
 		pending   Checkpoint // checkpoint after the lines in batch
 		offset    = cp.Offset
@@ -126,6 +160,36 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 		if len(ids) == 0 {
 			return nil
 		}
+		var vecs [][]float32
+		if dn != nil {
+			texts := make([]string, len(docs))
+			for i, d := range docs {
+				texts[i] = strings.TrimSpace(d.Title + " " + d.Text)
+			}
+			var err error
+			vecs, err = dn.emb.Embed(ctx, texts, dense.Passage)
+			if err != nil {
+				return fmt.Errorf("elastic index: embed lines %d..%d of %s: %w", lines[0], lines[len(lines)-1], path, err)
+			}
+			if len(vecs) != len(docs) {
+				return fmt.Errorf("elastic index: embedder returned %d vectors for %d passages", len(vecs), len(docs))
+			}
+		}
+		for i, d := range docs {
+			src := map[string]any{c.cfg.TitleField: d.Title, c.cfg.TextField: d.Text}
+			if dn != nil {
+				v, ok, err := unitVector(vecs[i], dn.emb.Dim())
+				if err == nil && !ok {
+					err = errors.New("the embedding is all zero, which cosine similarity cannot rank")
+				}
+				if err != nil {
+					return fmt.Errorf("elastic index: %s:%d: passage %q: %w", path, lines[i], d.ID, err)
+				}
+				src[dn.knn.Field] = v
+			}
+			enc.Encode(map[string]any{"index": map[string]any{"_index": c.cfg.Index, "_id": d.ID}})
+			enc.Encode(src)
+		}
 		if err := c.bulk(ctx, batch.Bytes(), ids); err != nil {
 			return fmt.Errorf("elastic index: lines up to %d of %s: %w", pending.Line, path, err)
 		}
@@ -133,7 +197,7 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 		cp.Docs += int64(len(ids))
 		pending = cp
 		batch.Reset()
-		ids = ids[:0]
+		ids, docs, lines = ids[:0], docs[:0], lines[:0]
 		if err := writeCheckpoint(cpPath, cp); err != nil {
 			return err
 		}
@@ -171,9 +235,9 @@ func (c *Client) IndexTSV(ctx context.Context, path string, progress io.Writer, 
 		if perr != nil {
 			return fmt.Errorf("elastic index: %s:%d: %w", path, line, perr)
 		}
-		id, txt, title := doc.ID, doc.Text, doc.Title
-		enc.Encode(map[string]any{"index": map[string]any{"_index": c.cfg.Index, "_id": id}})
-		enc.Encode(map[string]any{c.cfg.TitleField: title, c.cfg.TextField: txt})
+		id := doc.ID
+		docs = append(docs, doc)
+		lines = append(lines, line)
 		ids = append(ids, id)
 		thisRun++
 		pending.Line, pending.ID, pending.Start, pending.Offset = line, id, lineStart, offset

@@ -56,6 +56,8 @@ type Config struct {
 	// Credentials come only from the environment: ELASTIC_API_KEY (sent as "ApiKey ...") or
 	// ELASTIC_USERNAME and ELASTIC_PASSWORD (basic auth). They are never logged or written.
 	apiKey, user, password string
+	// KNN, when set, makes the index a dense one (see KNNConfig, NewDense and IndexOptions.Embedder).
+	KNN *KNNConfig `yaml:"knn,omitempty" json:"knn,omitempty"`
 	// HTTPClient replaces the default client (for tests).
 	HTTPClient *http.Client `yaml:"-" json:"-"`
 }
@@ -102,6 +104,11 @@ func (c *Config) defaults() {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
+	if c.KNN != nil {
+		k := *c.KNN
+		k.defaults()
+		c.KNN = &k
+	}
 }
 
 // LeftTruncate keeps the last maxTokens word tokens of s (harness/text tokenization), cutting the
@@ -137,6 +144,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	if strings.ContainsAny(cfg.Index, "/?#* ,") || cfg.Index != strings.ToLower(cfg.Index) {
 		return nil, fmt.Errorf("elastic: bad index name %q", cfg.Index)
+	}
+	if cfg.KNN != nil {
+		if err := cfg.KNN.Validate(); err != nil {
+			return nil, fmt.Errorf("elastic: %w", err)
+		}
 	}
 	return &Client{cfg: cfg}, nil
 }
@@ -351,6 +363,16 @@ func (c *Client) Query(q string, k int) map[string]any {
 func (c *Client) Truncate(q string) string { return c.cfg.Truncate(q, c.cfg.MaxQueryTokens) }
 
 type searchResponse struct {
+	TimedOut bool `json:"timed_out"`
+	Shards   *struct {
+		Total    int `json:"total"`
+		Failed   int `json:"failed"`
+		Failures []struct {
+			Shard  int             `json:"shard"`
+			Index  string          `json:"index"`
+			Reason json.RawMessage `json:"reason"`
+		} `json:"failures"`
+	} `json:"_shards"`
 	Hits *struct {
 		Hits []struct {
 			ID     string          `json:"_id"`
@@ -369,6 +391,20 @@ func (c *Client) hits(r searchResponse) ([]retrieval.Hit, error) {
 	}
 	if r.Hits == nil {
 		return nil, errors.New("response has no hits object")
+	}
+	// A shard that failed or a search that timed out answers with the hits of the other shards: fewer
+	// or other hits than the index holds, which must not pass for a ranking.
+	if sh := r.Shards; sh != nil && sh.Failed > 0 {
+		msg := fmt.Sprintf("%d of %d shards failed", sh.Failed, sh.Total)
+		if len(sh.Failures) > 0 && len(sh.Failures[0].Reason) > 0 {
+			f := sh.Failures[0]
+			ee := parseError(0, append(append([]byte(`{"error":`), f.Reason...), '}'))
+			msg += fmt.Sprintf(" (shard %d of %s: %s: %s)", f.Shard, f.Index, ee.Type, ee.Reason)
+		}
+		return nil, fmt.Errorf("partial results: %s", msg)
+	}
+	if r.TimedOut {
+		return nil, errors.New("partial results: the search timed out on some shards")
 	}
 	out := make([]retrieval.Hit, 0, len(r.Hits.Hits))
 	for i, h := range r.Hits.Hits {
