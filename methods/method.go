@@ -28,6 +28,10 @@ type Method interface {
 type Env struct {
 	// Generator answers the questions (the model under test).
 	Generator llm.Generator
+	// Tokenizer counts tokens with the generator's own tokenizer (the server's /tokenize), for methods
+	// that measure lengths in its tokens (QuCo-RAG); nil or failing: they use llm.CountTokens' word-level
+	// approximation and say so in the record.
+	Tokenizer llm.Tokenizer
 	// GeneratorName is the name of the generator shown in errors and reports ("offline reader (no
 	// LLM)", "Qwen/Qwen2.5-7B-Instruct at http://127.0.0.1:8000/v1").
 	GeneratorName string

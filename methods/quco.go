@@ -58,6 +58,10 @@ const (
 	// Component failures.
 	OnErrorFail = "fail" // a failing extractor or counter fails the question (partial prediction kept)
 	OnErrorSkip = "skip" // as the authors: a failed extraction extracts nothing, a failed count is no count
+
+	// Length measurement of the text so far.
+	LengthServer = "server" // the generator's tokenizer (the server's /tokenize; fallback: whitespace words)
+	LengthWords  = "words"  // whitespace words, the authors' fallback when they have no tokenizer
 )
 
 // QuCoConfig configures QuCo-RAG. The zero value is not valid; start from DefaultQuCoConfig. The
@@ -89,15 +93,24 @@ type QuCoConfig struct {
 	MaxQueries int `json:"max_queries"`
 	// TopK is the number of passages per retrieval (retrieve_topk, 3).
 	TopK int `json:"top_k"`
+	// PadTopK pads fewer hits than top_k with empty passages, as the authors' retriever returns them
+	// (default true): a prompt then holds a line "[i] " for them (repeated empty passages collapse
+	// into one, as the authors' de-duplication does). False keeps only the hits (corrected).
+	PadTopK bool `json:"pad_top_k"`
 	// Shots is the number of exemplars in every prompt (fewshot; -1: the authors' count for the
 	// dataset, 6 for 2WikiMultihopQA and 8 for HotpotQA). The answer-completion prompt uses the same.
 	Shots int `json:"fewshot"`
 	// PromptKey names the template of prompt_templates.json (prompt_template_key; new_prompt_v1).
 	PromptKey string `json:"prompt_key"`
 	// MaxLength is the token budget of each generation and of the whole text (generate_max_length,
-	// 128). The text's length is measured with llm.CountTokens (word-level; the authors use the
-	// generator's tokenizer).
+	// 128).
 	MaxLength int `json:"generate_max_length"`
+	// LengthTokens is how the text's length is measured against MaxLength: "server" (default) counts
+	// the generator's tokens, special tokens included, as the authors' tokenizer.encode does, with the
+	// server's /tokenize (Env.Tokenizer); where there is none it falls back to whitespace words, the
+	// authors' own fallback, and the record says so (signal "approx_lengths", the stop event's note).
+	// "words" always counts whitespace words.
+	LengthTokens string `json:"length_tokens"`
 	// Braces is how passage braces appear in prompts: "doubled" (the authors' code) or "raw".
 	Braces string `json:"passage_braces"`
 	// Join is how the text so far is accumulated and appended to prompts: "authors" (unstripped, so
@@ -123,6 +136,8 @@ func DefaultQuCoConfig() QuCoConfig {
 		QueryFormulation: QueryHeadRelation,
 		MaxQueries:       -1,
 		TopK:             3,
+		PadTopK:          true,
+		LengthTokens:     LengthServer,
 		Shots:            -1,
 		PromptKey:        "new_prompt_v1",
 		MaxLength:        128,
@@ -167,6 +182,9 @@ func (c QuCoConfig) Validate() error {
 		return err
 	}
 	if err := oneOf("on_component_error", c.OnError, OnErrorFail, OnErrorSkip); err != nil {
+		return err
+	}
+	if err := oneOf("length_tokens", c.LengthTokens, LengthServer, LengthWords); err != nil {
 		return err
 	}
 	if c.Window <= 0 {
@@ -292,6 +310,9 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	}
 	s.cas = env.Prompts.Case(set, ex.Question)
 	text, err := s.run(ctx, ex.Question)
+	// The authors' runner strips the prediction (main_quco.py: result.strip()) before it is saved and
+	// evaluated.
+	text = strings.TrimSpace(text)
 	s.pred.Raw = text
 	if err != nil {
 		return s.pred, err
@@ -438,6 +459,12 @@ func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, erro
 	for i, h := range hits {
 		ids[i], out[i] = h.ID, passage{h.ID, h.Text}
 	}
+	if s.cfg.PadTopK && len(out) < s.cfg.TopK {
+		why += fmt.Sprintf("; %d hit(s), padded to %d with empty passages", len(out), s.cfg.TopK)
+		for len(out) < s.cfg.TopK {
+			out = append(out, passage{})
+		}
+	}
 	s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, IDs: ids, Reason: why})
 	s.pred.Signals["retrieved"] = 1
 	return out, nil
@@ -465,10 +492,14 @@ func texts(ps []passage) []string {
 	return out
 }
 
+// ids returns the passages' ids; an empty padding passage shows as "(empty)".
 func ids(ps []passage) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.id
+		if p.id == "" && p.text == "" {
+			out[i] = "(empty)"
+		}
 	}
 	return out
 }
@@ -819,11 +850,14 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			newText = strings.TrimSpace(strings.Replace(newText, first, "", 1))
 			s.emit(Event{Round: s.round, Kind: "keep", Text: first, Reason: "leftover: " + strconv.Quote(newText)})
 		}
-		toks := llm.CountTokens(pred)
+		toks, approx := s.length(ctx, pred)
 		var why string
 		switch {
 		case toks > s.cfg.MaxLength:
 			why = fmt.Sprintf("length: %d tokens > %d", toks, s.cfg.MaxLength)
+			if approx != "" {
+				why = fmt.Sprintf("length: %d whitespace words > %d (%s)", toks, s.cfg.MaxLength, approx)
+			}
 		case len(pred) <= oldLen:
 			why = fmt.Sprintf("no growth: %d bytes <= %d", len(pred), oldLen)
 		case strings.Contains(pred, "the answer is"):
@@ -839,6 +873,25 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			return pred, err
 		}
 	}
+}
+
+// length measures text against generate_max_length: the generator's tokens when the tokenizer
+// answers, else whitespace words, with the reason in approx (and the signal approx_lengths counted).
+func (s *quco) length(ctx context.Context, text string) (n int, approx string) {
+	switch {
+	case s.cfg.LengthTokens == LengthWords:
+		return len(strings.Fields(text)), "length_tokens: words"
+	case s.env.Tokenizer == nil:
+		approx = "no tokenizer"
+	default:
+		n, err := s.env.Tokenizer.CountTokens(ctx, text)
+		if err == nil {
+			return n, ""
+		}
+		approx = "tokenizer: " + err.Error()
+	}
+	s.pred.Signals["approx_lengths"]++
+	return len(strings.Fields(text)), approx
 }
 
 // needsCompletion reports whether Finish makes the answer-completion call for text: when, cut at its

@@ -50,6 +50,22 @@ func (g seqGen) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	return resp, err
 }
 
+// seqTok is a scripted generator tokenizer.
+type seqTok struct {
+	counts map[string]int
+	s      *seq
+}
+
+func (t seqTok) CountTokens(ctx context.Context, text string) (int, error) {
+	n, ok := t.counts[text]
+	if !ok {
+		t.s.add("tokenizer: %q -> error", text)
+		return 0, fmt.Errorf("tokenize: %w", llm.ErrNoTokenizer)
+	}
+	t.s.add("tokenizer: %q -> %d", text, n)
+	return n, nil
+}
+
 type seqRet struct {
 	inner retrieval.Retriever
 	s     *seq
@@ -130,7 +146,10 @@ type quCase struct {
 	extErr   error
 	ext      extract.Extractor // replaces the scripted extractor when set
 	replies  []string
-	wantErr  string
+	// tokens, when set, is the generator's tokenizer (Env.Tokenizer): text → count; a text not in it
+	// fails, as a server without /tokenize does.
+	tokens  map[string]int
+	wantErr string
 	// want counters
 	calls, rets, answerCalls int
 	stop                     string // substring of the stop event's reason ("" when no stop event)
@@ -169,6 +188,9 @@ func runQuCo(t *testing.T, set *prompts.Set, c quCase) quResult {
 		Counter:   seqCounter{&methodtest.Counter{Counts: c.counts, Cooc: c.cooc, Errs: c.errs}, s},
 		Extractor: seqExt{ext, s},
 		Prompts:   set,
+	}
+	if c.tokens != nil {
+		env.Tokenizer = seqTok{c.tokens, s}
 	}
 	ienv, meter := methods.Instrument(env)
 	ds := c.dataset
@@ -444,8 +466,51 @@ func quCases() []quCase {
 		{
 			name: "stop_length_strict", reason: "exactly generate_max_length tokens continues (the test is strict)",
 			settings: map[string]any{"generate_max_length": 5},
-			replies:  []string{"A b c d.", sAnswerBob},
-			calls:    2, rets: 0, stop: "length: 12",
+			replies:  []string{"A b c d e.", sAnswerBob},
+			calls:    2, rets: 0, stop: "length: 11 whitespace words > 5 (no tokenizer)",
+		},
+		{
+			name: "length_server_tokens", reason: "issue 23 §1.6: the length stop counts the generator's tokens (the server's /tokenize, BOS included, as tokenizer.encode); \" Rome city.\" is 4 of them where whitespace gives 2, so the loop stops after the first round and the answer step completes",
+			settings: map[string]any{"generate_max_length": 3},
+			replies:  []string{"Rome city.", "Rome."},
+			tokens:   map[string]int{" Rome city.": 4}, // the text so far as the authors measure it, unstripped
+			calls:    1, rets: 0, answerCalls: 1, stop: "length: 4 tokens > 3",
+		},
+		{
+			name: "length_server_fallback", reason: "issue 23 §1.6: a tokenizer that fails gives the authors' fallback (whitespace words), said in the stop reason and the signal approx_lengths",
+			settings: map[string]any{"generate_max_length": 5},
+			replies:  []string{"Rome is a city.", sAnswerBob},
+			tokens:   map[string]int{},
+			calls:    2, rets: 0, stop: "length: 10 whitespace words > 5 (tokenizer: tokenize: the server has no /tokenize endpoint)",
+		},
+		{
+			name: "length_words", reason: "length_tokens words: whitespace words even with a tokenizer (not asked)",
+			settings: map[string]any{"generate_max_length": 3, "length_tokens": "words"},
+			replies:  []string{"Rome city.", sAnswerBob},
+			tokens:   map[string]int{"Rome city.": 4},
+			calls:    2, rets: 0, stop: "length: 8 whitespace words > 3 (length_tokens: words)",
+		},
+		{
+			name: "pad_top_k", reason: "issue 23 §1.1: one hit of top_k 3 is padded with empty passages as the authors' retriever pads; their de-duplication keeps one, so the prompt holds \"[2] \"",
+			entities: []string{"Ann Lee"}, counts: map[string]uint64{"Ann Lee": 3},
+			hits:    map[string][]retrieval.Hit{quQuestion: {hit("a", "Ann Lee is a singer.")}},
+			replies: []string{sAnswerBob},
+			calls:   1, rets: 1, stop: "the answer is",
+		},
+		{
+			name: "pad_top_k_off", reason: "pad_top_k false (the correction): only the hit",
+			settings: map[string]any{"pad_top_k": false},
+			entities: []string{"Ann Lee"}, counts: map[string]uint64{"Ann Lee": 3},
+			hits:    map[string][]retrieval.Hit{quQuestion: {hit("a", "Ann Lee is a singer.")}},
+			replies: []string{sAnswerBob},
+			calls:   1, rets: 1, stop: "the answer is",
+		},
+		{
+			name: "stripped_prediction", reason: "issue 23 §1.3: the answer step gets the stripped text (no space doubled before \"So the answer is\" in the completion prompt, none at the ends of the raw output)",
+			replies:  []string{"  Ann Lee is a singer.", "", "Bob Lee."},
+			triplets: map[string][]extract.Triplet{"Ann Lee is a singer.": {tr("Ann Lee", "occupation", "singer")}},
+			cooc:     map[string]uint64{"Ann Lee AND singer": 5},
+			calls:    2, rets: 0, answerCalls: 1, stop: "no growth",
 		},
 		{
 			name: "stop_no_growth", reason: "an empty generation adds one space (growth), a second one adds nothing: stop",
@@ -673,8 +738,8 @@ func TestQuCoSettings(t *testing.T) {
 	}
 	got := m.(methods.Configured).Settings().(methods.QuCoConfig)
 	want := methods.QuCoConfig{TauEntity: 1000, Aggregation: "avg", QuestionQuery: "direct", TauCooc: 1, TauHead: 20, Window: 1000,
-		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
-		Braces: "doubled", Join: "authors", OnError: "fail", FinishOptions: methods.DefaultFinish}
+		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, PadTopK: true, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
+		LengthTokens: "server", Braces: "doubled", Join: "authors", OnError: "fail", FinishOptions: methods.DefaultFinish}
 	if got != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
 	}
@@ -703,6 +768,7 @@ func TestQuCoSettings(t *testing.T) {
 		{map[string]any{"on_component_error": "ignore"}, "on_component_error"},
 		{map[string]any{"tau_cooc": "one"}, "tau_cooc"},
 		{map[string]any{"fewshot": -2}, "fewshot"},
+		{map[string]any{"length_tokens": "bpe"}, "length_tokens"},
 	}
 	for _, b := range bad {
 		if _, err := methods.New("quco", b.settings); err == nil || !strings.Contains(err.Error(), b.want) {
@@ -742,7 +808,11 @@ func TestQuCoAuthorsPromptLayout(t *testing.T) {
 			want += set.Demo(e) + "\n"
 		}
 		sec := tmpl.Initial
-		want += sec.Header + strings.ReplaceAll(strings.ReplaceAll(sec.DocFormat, "{index}", "1"), "{doc}", "Passage {{a}}.") + sec.PostDoc + sec.Instruction
+		// One hit of three: the authors' retriever pads with "", and their de-duplication keeps one.
+		line := func(i, doc string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(sec.DocFormat, "{index}", i), "{doc}", doc)
+		}
+		want += sec.Header + line("1", "Passage {{a}}.") + line("2", "") + sec.PostDoc + sec.Instruction
 		want += set.Case(ds, quQuestion)
 		if got := strings.SplitN(s.prompts[0], "\n", 2)[1]; got != want {
 			t.Errorf("%s: first prompt differs from the authors' layout:\n%s", ds, diffLines(want, got))
@@ -787,7 +857,7 @@ func TestQuCoAuthorsRegenerationLayout(t *testing.T) {
 		line := func(i, doc string) string {
 			return strings.ReplaceAll(strings.ReplaceAll(sec.DocFormat, "{index}", i), "{doc}", doc)
 		}
-		want += sec.Header + line("1", "Passage {{a}}.") + line("2", "Passage b.") + sec.PostDoc + sec.Instruction
+		want += sec.Header + line("1", "Passage {{a}}.") + line("2", "Passage b.") + line("3", "") + sec.PostDoc + sec.Instruction
 		want += set.Case("2wikimultihopqa", quQuestion) + " " + sBornParis
 		if len(s.prompts) != 2 {
 			t.Fatalf("%s: %d prompts, want 2", key, len(s.prompts))

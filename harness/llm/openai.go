@@ -37,6 +37,10 @@ type OpenAI struct {
 	rpm, tpm *bucket
 
 	attempts atomic.Int64 // HTTP attempts sent, for statistics and tests
+
+	key        string       // for the requests go-openai does not build (tokenize)
+	tokHTTP    *http.Client // the tokenize requests' client
+	noTokenize atomic.Bool  // the server answered that it has no /tokenize
 }
 
 // Identity names a backend for cache keys and reports.
@@ -77,12 +81,14 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &doer{hc: &http.Client{Transport: tr}, maxBody: cfg.MaxResponseBytes}
 	return &OpenAI{
-		cfg:    cfg,
-		client: openai.NewClientWithConfig(oc),
-		redact: redactor{secret: key},
-		sem:    newSemaphore(cfg.Concurrency),
-		rpm:    newBucket(cfg.RPM),
-		tpm:    newBucket(cfg.TPM),
+		key:     key,
+		tokHTTP: &http.Client{Transport: tr},
+		cfg:     cfg,
+		client:  openai.NewClientWithConfig(oc),
+		redact:  redactor{secret: key},
+		sem:     newSemaphore(cfg.Concurrency),
+		rpm:     newBucket(cfg.RPM),
+		tpm:     newBucket(cfg.TPM),
 	}, nil
 }
 

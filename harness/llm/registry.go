@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +73,17 @@ type Client struct {
 	// Cache is nil when the cache is off.
 	Cache *Cache
 	store *Store
+	// tok is the backend's Tokenizer behind a TokenCache (nil when the backend has none).
+	tok *TokenCache
+}
+
+// CountTokens implements Tokenizer with the backend's tokenizer (the server's /tokenize), cached;
+// ErrNoTokenizer when the backend has none.
+func (c *Client) CountTokens(ctx context.Context, text string) (int, error) {
+	if c.tok == nil {
+		return 0, ErrNoTokenizer
+	}
+	return c.tok.CountTokens(ctx, text)
 }
 
 // New builds the stack for cfg: the backend from the registry, the cache when cfg.Cache says so, and
@@ -86,6 +98,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{Backend: b}
+	if t, ok := b.(Tokenizer); ok {
+		c.tok = NewTokenCache(t)
+	}
 	g := b
 	if cfg.Cache.Mode != CacheOff {
 		st, err := OpenStore(cfg.Cache.Path)

@@ -80,7 +80,7 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 		return env, nil, err
 	}
 	closers = append(closers, g.Close)
-	env = methods.Env{Generator: g, GeneratorName: GeneratorName(cfg.LLM), Prompts: cfg.Prompts}
+	env = methods.Env{Generator: g, Tokenizer: g, GeneratorName: GeneratorName(cfg.LLM), Prompts: cfg.Prompts}
 	dir, ngramDir := cfg.Index, cfg.NgramIndex
 	if cfg.Corpus != "" {
 		tmp, err := os.MkdirTemp("", "ragbench-answer-")

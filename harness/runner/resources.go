@@ -355,7 +355,7 @@ type Components struct {
 func (c *Components) Env(dataset, model string) methods.Env {
 	env := c.Envs[dataset]
 	if cl, ok := c.Clients[model]; ok && model != "" {
-		env.Generator = cl
+		env.Generator, env.Tokenizer = cl, cl
 		mc := c.llmCfg
 		mc.Model = model
 		env.GeneratorName = GeneratorName(mc)
@@ -416,7 +416,7 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 		comp.Clients[m] = cl
 		comp.closers = append(comp.closers, cl)
 	}
-	base := methods.Env{Generator: client, GeneratorName: GeneratorName(r.cfg.LLM)}
+	base := methods.Env{Generator: client, Tokenizer: client, GeneratorName: GeneratorName(r.cfg.LLM)}
 	if dir := PromptsDir(r.cfg.Prompts); dir != "" {
 		set, err := prompts.Load(dir)
 		if err != nil {
