@@ -145,6 +145,7 @@ type quCase struct {
 	retErr   error
 	extErr   error
 	ext      extract.Extractor // replaces the scripted extractor when set
+	counter  ngram.Counter     // replaces the scripted counter when set
 	replies  []string
 	// tokens, when set, is the generator's tokenizer (Env.Tokenizer): text → count; a text not in it
 	// fails, as a server without /tokenize does.
@@ -182,10 +183,14 @@ func runQuCo(t *testing.T, set *prompts.Set, c quCase) quResult {
 	if c.ext != nil {
 		ext = c.ext
 	}
+	var counter ngram.Counter = &methodtest.Counter{Counts: c.counts, Cooc: c.cooc, Errs: c.errs}
+	if c.counter != nil {
+		counter = c.counter
+	}
 	env := methods.Env{
 		Generator: seqGen{gen, s},
 		Retriever: seqRet{&methodtest.Retriever{Hits: c.hits, Err: c.retErr}, s},
-		Counter:   seqCounter{&methodtest.Counter{Counts: c.counts, Cooc: c.cooc, Errs: c.errs}, s},
+		Counter:   seqCounter{counter, s},
 		Extractor: seqExt{ext, s},
 		Prompts:   set,
 	}
