@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -18,7 +19,7 @@ type Unit struct {
 	Title string `json:"title,omitempty"`
 	Text  string `json:"text,omitempty"`
 	// Size is the granularity g (the unit's nominal sentence count; the last unit of a short document
-	// may hold fewer).
+	// may hold fewer), or LongSize for a long (LongRAG) unit.
 	Size int `json:"size"`
 	// Start and End are the sentence span [Start, End) within the document.
 	Start int `json:"start"`
@@ -39,7 +40,44 @@ type UnitOptions struct {
 	// ParentSize is the granularity of the parent units that the others link to (default 8). It is
 	// included in Sizes' windows even when not listed, so that every link resolves.
 	ParentSize int
+	// LongTokens is the target length, in harness/text tokens, of the LongRAG units that the size
+	// LongSize in Sizes stands for (default DefaultLongTokens).
+	LongTokens int
 }
+
+// LongSize in UnitOptions.Sizes asks for LongRAG-style long units instead of sentence windows: each
+// document is cut into consecutive, non-overlapping groups of whole sentences of about LongTokens
+// tokens (LongUnits). It is named "long" in retriever names ("dense@long") and index directories
+// (OUT/glong).
+const LongSize = -1
+
+// DefaultLongTokens is the default length of a long unit: LongRAG's retrieval units hold about 4K
+// tokens.
+const DefaultLongTokens = 4096
+
+// SizeName names a granularity in retriever names and index directories: the sentence count, or
+// "long" for LongSize.
+func SizeName(g int) string {
+	if g == LongSize {
+		return "long"
+	}
+	return strconv.Itoa(g)
+}
+
+// ParseSize reads a granularity named by SizeName.
+func ParseSize(s string) (int, error) {
+	if s == "long" {
+		return LongSize, nil
+	}
+	g, err := strconv.Atoi(s)
+	if err != nil || g < 1 {
+		return 0, fmt.Errorf("granularity %q: want a number of sentences (at least 1) or long", s)
+	}
+	return g, nil
+}
+
+// ErrNoSentence is the error of Units for a document that yields no sentence.
+var ErrNoSentence = errors.New("document yields no sentence")
 
 func (o *UnitOptions) fill() error {
 	if len(o.Sizes) == 0 {
@@ -48,7 +86,19 @@ func (o *UnitOptions) fill() error {
 	if o.ParentSize == 0 {
 		o.ParentSize = 8
 	}
+	if o.LongTokens == 0 {
+		o.LongTokens = DefaultLongTokens
+	}
+	if o.LongTokens < 1 {
+		return fmt.Errorf("units: long units of %d tokens: want at least 1", o.LongTokens)
+	}
+	if o.ParentSize < 1 {
+		return fmt.Errorf("units: parent size %d: want at least 1 sentence", o.ParentSize)
+	}
 	for _, g := range append([]int{o.ParentSize}, o.Sizes...) {
+		if g == LongSize {
+			continue
+		}
 		if g < 1 {
 			return fmt.Errorf("units: size %d: sizes must be at least 1", g)
 		}
@@ -70,7 +120,10 @@ func (o *UnitOptions) stride(g int) int {
 // tests and callers with their own segmentation may replace it.
 var SentenceSplitter = func(s string) []text.Span { return text.SentenceSpans(s) }
 
-// Sentences returns a document's sentences: the ones given, or else its text split by SentenceSplitter.
+// Sentences returns a document's sentences: the ones given, or else its text split into lines and each
+// line by SentenceSplitter. A line break ends a sentence: cleaned NQ pages (StripNQMarkup) put every
+// heading, paragraph, list item and table row on its own line, and KILT pages separate paragraphs by
+// blank lines, so a heading or a table row is never glued to the sentence after it.
 func Sentences(d PoolDoc) []string {
 	if d.Sentences != nil {
 		out := make([]string, 0, len(d.Sentences))
@@ -81,10 +134,13 @@ func Sentences(d PoolDoc) []string {
 		}
 		return out
 	}
-	spans := SentenceSplitter(d.Text)
-	out := make([]string, len(spans))
-	for i, sp := range spans {
-		out[i] = d.Text[sp.Start:sp.End]
+	var out []string
+	for rest := d.Text; rest != ""; {
+		line, tail, _ := strings.Cut(rest, "\n")
+		rest = tail
+		for _, sp := range SentenceSplitter(line) {
+			out = append(out, line[sp.Start:sp.End])
+		}
 	}
 	return out
 }
@@ -119,12 +175,13 @@ func windows(n, g, s int) []int {
 
 // UnitID formats a unit id.
 func UnitID(docID string, g, start, end int) string {
-	return docID + "#g" + strconv.Itoa(g) + ":" + strconv.Itoa(start) + "-" + strconv.Itoa(end)
+	return docID + "#g" + SizeName(g) + ":" + strconv.Itoa(start) + "-" + strconv.Itoa(end)
 }
 
-// Units cuts a document into overlapping windows of consecutive sentences at each size. Within a size
-// the units are in document order; sizes come in the order given. A document without sentences yields
-// no units.
+// Units cuts a document into overlapping windows of consecutive sentences at each size (LongSize: long
+// units, see LongUnits). Within a size the units are in document order; sizes come in the order given.
+// A document without any sentence is an error (ErrNoSentence) naming it: it would otherwise vanish
+// from every index without a word.
 func Units(d PoolDoc, opt UnitOptions) ([]Unit, error) {
 	if err := opt.fill(); err != nil {
 		return nil, err
@@ -132,7 +189,7 @@ func Units(d PoolDoc, opt UnitOptions) ([]Unit, error) {
 	sents := Sentences(d)
 	n := len(sents)
 	if n == 0 {
-		return nil, nil
+		return nil, fmt.Errorf("%w: document %q (title %q, %d bytes of text)", ErrNoSentence, d.ID, d.Title, len(d.Text))
 	}
 	toks := make([]int, n)
 	for i, s := range sents {
@@ -156,6 +213,10 @@ func Units(d PoolDoc, opt UnitOptions) ([]Unit, error) {
 	}
 	var out []Unit
 	for _, g := range opt.Sizes {
+		if g == LongSize {
+			out = append(out, longUnits(d, sents, toks, opt.LongTokens)...)
+			continue
+		}
 		for _, st := range windows(n, g, opt.stride(g)) {
 			end := min(st+g, n)
 			u := Unit{ID: UnitID(d.ID, g, st, end), DocID: d.ID, Title: d.Title, Size: g, Start: st, End: end,
@@ -170,6 +231,31 @@ func Units(d PoolDoc, opt UnitOptions) ([]Unit, error) {
 		}
 	}
 	return out, nil
+}
+
+// LongUnits cuts a document into LongRAG-style retrieval units: consecutive, non-overlapping groups of
+// whole sentences, each grown sentence by sentence while it stays within tokens harness/text tokens (a
+// sentence longer than that is a unit of its own), so that every sentence is in exactly one unit and a
+// unit never crosses a document boundary. LongRAG groups Wikipedia pages into units of about 4K
+// tokens; long pages are cut here rather than grouped with their neighbours, and short documents are
+// one unit each. The units have Size LongSize and no parent.
+func LongUnits(d PoolDoc, tokens int) ([]Unit, error) {
+	return Units(d, UnitOptions{Sizes: []int{LongSize}, LongTokens: tokens})
+}
+
+func longUnits(d PoolDoc, sents []string, toks []int, limit int) []Unit {
+	var out []Unit
+	for st := 0; st < len(sents); {
+		end, n := st+1, toks[st]
+		for end < len(sents) && n+toks[end] <= limit {
+			n += toks[end]
+			end++
+		}
+		out = append(out, Unit{ID: UnitID(d.ID, LongSize, st, end), DocID: d.ID, Title: d.Title, Size: LongSize,
+			Start: st, End: end, Tokens: n, Text: strings.Join(sents[st:end], " ")})
+		st = end
+	}
+	return out
 }
 
 // PassageUnit makes the single passage-level unit of a DPR-style passage (already about 100 words): the

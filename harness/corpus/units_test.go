@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"reflect"
@@ -48,6 +49,13 @@ func TestUnitsCover(t *testing.T) {
 		for n := 0; n < 70; n++ {
 			d := sentencesDoc(n)
 			units, err := Units(d, UnitOptions{Stride: stride})
+			if n == 0 {
+				// A document without sentences is an error naming it, never zero units.
+				if !errors.Is(err, ErrNoSentence) || !strings.Contains(err.Error(), `"d"`) {
+					t.Fatalf("no sentences: %v", err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,6 +128,11 @@ func TestStripNQMarkup(t *testing.T) {
 	want := "Tale - wikipedia\nThe Tale\nJump to : navigation\nGenre Drama\nIt is a show . It ran .\nOne"
 	if got := StripNQMarkup(in); got != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+	// Every heading, row and item is a sentence of its own; the table keeps its cells' text.
+	sents := Sentences(PoolDoc{Document: Document{ID: "Tale", Text: StripNQMarkup(in)}})
+	if wantS := []string{"Tale - wikipedia", "The Tale", "Jump to : navigation", "Genre Drama", "It is a show .", "It ran .", "One"}; !reflect.DeepEqual(sents, wantS) {
+		t.Fatalf("sentences %q, want %q", sents, wantS)
 	}
 	if got := StripNQMarkup("a < b and c > d"); got != "a < b and c > d" {
 		t.Fatalf("comparison signs were taken for tags: %q", got)
@@ -203,4 +216,72 @@ func FuzzStripNQMarkup(f *testing.F) {
 			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
 		}
 	})
+}
+
+// TestLongUnits checks the LongRAG grouping: every sentence in exactly one unit, in order, each unit
+// within the token budget unless it is a single over-long sentence, and as long as the next sentence
+// allows (greedy).
+func TestLongUnits(t *testing.T) {
+	cases := []struct {
+		sents  []string
+		tokens int
+		spans  [][2]int
+		why    string
+	}{
+		{[]string{"a b c.", "d e.", "f g h i."}, 7, [][2]int{{0, 2}, {2, 3}}, "4+3 fit in 7, the third sentence (5) starts a unit"},
+		{[]string{"a b c d e f g h i j."}, 3, [][2]int{{0, 1}}, "an over-long sentence is a unit alone"},
+		{[]string{"a.", "b.", "c."}, 100, [][2]int{{0, 3}}, "a short document is one unit"},
+		{[]string{"a.", "b c d e f g h.", "i."}, 4, [][2]int{{0, 1}, {1, 2}, {2, 3}}, "an over-long sentence in the middle"},
+	}
+	for _, c := range cases {
+		d := PoolDoc{Document: Document{ID: "D", Title: "T"}, Sentences: c.sents}
+		us, err := LongUnits(d, c.tokens)
+		if err != nil {
+			t.Fatalf("%s: %v", c.why, err)
+		}
+		var got [][2]int
+		for _, u := range us {
+			got = append(got, [2]int{u.Start, u.End})
+			if u.Size != LongSize || u.Parent != "" || u.ID != UnitID("D", LongSize, u.Start, u.End) || !strings.Contains(u.ID, "#glong:") {
+				t.Errorf("%s: unit %+v", c.why, u)
+			}
+			if want := strings.Join(c.sents[u.Start:u.End], " "); u.Text != want {
+				t.Errorf("%s: text %q, want %q", c.why, u.Text, want)
+			}
+		}
+		if !reflect.DeepEqual(got, c.spans) {
+			t.Errorf("%s: spans %v, want %v", c.why, got, c.spans)
+		}
+	}
+	// On a real page: about 4K tokens each, nothing lost.
+	d := sentencesDoc(3000)
+	us, err := Units(d, UnitOptions{Sizes: []int{2, LongSize}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, long := 0, 0
+	for _, u := range us {
+		if u.Size != LongSize {
+			continue
+		}
+		long++
+		if u.Start != next || u.Tokens > DefaultLongTokens || (u.End < 3000 && u.Tokens+5 <= DefaultLongTokens) {
+			t.Fatalf("long unit %s: start %d (want %d), %d tokens", u.ID, u.Start, next, u.Tokens)
+		}
+		next = u.End
+	}
+	if next != 3000 || long != 4 {
+		t.Fatalf("long units cover %d of 3000 sentences in %d units", next, long)
+	}
+	for _, s := range []string{"2", "32", "long"} {
+		g, err := ParseSize(s)
+		if err != nil || SizeName(g) != s {
+			t.Errorf("ParseSize(%q) = %d, %v", s, g, err)
+		}
+	}
+	for _, s := range []string{"0", "-1", "x", ""} {
+		if _, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q): no error", s)
+		}
+	}
 }

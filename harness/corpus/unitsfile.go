@@ -47,7 +47,7 @@ func ReadUnits(r io.Reader, fn func(Unit) error) error {
 			return fmt.Errorf("line %d: unit %q without a doc_id", line, u.ID)
 		case u.Start < 0 || u.End <= u.Start:
 			return fmt.Errorf("line %d: unit %q has sentence span [%d, %d)", line, u.ID, u.Start, u.End)
-		case u.Size < 1:
+		case u.Size < 1 && u.Size != LongSize:
 			return fmt.Errorf("line %d: unit %q has size %d", line, u.ID, u.Size)
 		}
 		if err := fn(u); err != nil {
