@@ -37,7 +37,8 @@ func init() {
 						&cli.StringFlag{Name: "columns", Usage: "parquet columns id,title,text (dotted paths for nested fields)"},
 						&cli.StringFlag{Name: "out", Required: true, Usage: "index directory (built beside it and renamed into place when complete)"},
 						&cli.BoolFlag{Name: "force", Usage: "replace an existing index directory"},
-						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32); one index per size in OUT/gN"},
+						&cli.StringFlag{Name: "units", Usage: "also cut documents into windows of these sentence counts (e.g. 2,4,8,16,32), and with 'long' into LongRAG units of --long-tokens; one index per size in OUT/gN (OUT/glong)"},
+						&cli.IntFlag{Name: "long-tokens", Value: corpus.DefaultLongTokens, Usage: "length of the 'long' units in tokens (whole sentences, consecutive, within one document)"},
 						&cli.IntFlag{Name: "stride", Usage: "unit stride in sentences (default size/2)"},
 						&cli.IntFlag{Name: "parent", Value: 8, Usage: "size of the parent units that smaller units link to"},
 						&cli.StringFlag{Name: "analyzer", Value: string(bm25.AnalyzerEnglish), Usage: "bm25: english (stopwords, possessives, Porter) or standard (lowercase only)"},
@@ -168,9 +169,10 @@ func indexBuild(c *cli.Context) error {
 	}
 	if s := c.String("units"); s != "" {
 		var err error
-		if cfg.Units, err = cliutil.ParseInts(s); err != nil {
+		if cfg.Units, err = parseSizes(s); err != nil {
 			return usagef("--units: %v", err)
 		}
+		cfg.LongTokens = c.Int("long-tokens")
 	}
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/ragbench/ragbench/internal/cliutil"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
 	"github.com/ragbench/ragbench/methods"
@@ -97,4 +98,17 @@ func contextEval(c *cli.Context) error {
 		rep.WriteText(w, ds.Name)
 	}
 	return nil
+}
+
+// parseSizes reads unit sizes like 2,4,8,16,32,long (corpus.ParseSize each).
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		g, err := corpus.ParseSize(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
 }

@@ -42,6 +42,14 @@ type Retriever interface {
 	Retrieve(ctx context.Context, query string, k int) ([]Hit, error)
 }
 
+// Scoped is implemented by retrievers that can search within given documents only: a unit index
+// searching the units of those documents (the long-document reading setting, where a question is
+// asked of its own page). RetrieveIn returns the top k hits among the units of docs, scored as Retrieve
+// scores them, best first; a document the index does not hold is an error naming it.
+type Scoped interface {
+	RetrieveIn(ctx context.Context, query string, k int, docs []string) ([]Hit, error)
+}
+
 // Lookuper returns a unit by id. An index opened over a unit index (harness/retrieval/index.Index)
 // implements it; parent promotion fetches a hit's Unit.Parent through the parent granularity's index.
 type Lookuper interface {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/ragbench/ragbench/harness/corpus"
@@ -24,8 +23,11 @@ type BuildConfig struct {
 	// Dir is the index directory; with Units, Dir/gN holds the index of the units of N sentences and
 	// their sidecar (corpus.UnitsFile).
 	Dir string
-	// Units are unit sizes in sentences; empty indexes whole documents.
+	// Units are unit sizes in sentences (corpus.LongSize: LongRAG units of about LongTokens tokens,
+	// in Dir/glong); empty indexes whole documents.
 	Units []int
+	// LongTokens is the length of the long units (0: corpus.DefaultLongTokens).
+	LongTokens int
 	// Stride is the unit stride in sentences, capped at each size (0: half the size, see
 	// corpus.UnitOptions); ParentSize the size of the parent units that the others link to (0: 8).
 	Stride, ParentSize int
@@ -53,7 +55,7 @@ func (c BuildConfig) Validate() error {
 		return errors.New("index build: a dense index on an OpenAI-compatible server needs a model")
 	}
 	for _, g := range c.Units {
-		if g < 1 {
+		if g < 1 && g != corpus.LongSize {
 			return fmt.Errorf("index build: unit size %d: sizes must be at least 1", g)
 		}
 	}
@@ -104,11 +106,11 @@ func Build(ctx context.Context, src *corpus.Source, cfg BuildConfig, done func(B
 		built = append(built, b)
 	}
 	for _, g := range cfg.Units {
-		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: cfg.ParentSize}
+		opt := corpus.UnitOptions{Sizes: []int{g}, ParentSize: cfg.ParentSize, LongTokens: cfg.LongTokens}
 		if s := cfg.Stride; s > 0 {
 			opt.Stride = func(int) int { return min(s, g) }
 		}
-		name := "g" + strconv.Itoa(g)
+		name := "g" + corpus.SizeName(g)
 		dir := filepath.Join(ad.Path(), name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -126,7 +128,7 @@ func Build(ctx context.Context, src *corpus.Source, cfg BuildConfig, done func(B
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("units of %d sentences: %w", g, err)
+			return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
 		}
 		b.Units, b.Dir = g, filepath.Join(cfg.Dir, name)
 		built = append(built, b)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
@@ -59,7 +58,7 @@ func Build(ctx context.Context, docs []corpus.PoolDoc, dir string, o BuildOption
 		uo := o.Units
 		uo.Sizes = []int{g}
 		var units []corpus.Document
-		sub := filepath.Join(dir, "g"+strconv.Itoa(g))
+		sub := filepath.Join(dir, "g"+corpus.SizeName(g))
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return err
 		}
@@ -99,20 +98,20 @@ func Build(ctx context.Context, docs []corpus.PoolDoc, dir string, o BuildOption
 			bo := o.BM25
 			bo.Progress = progress
 			if _, err := bm25.BuildDocs(ctx, units, sub, bo); err != nil {
-				return fmt.Errorf("units of %d sentences: %w", g, err)
+				return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
 			}
 		default:
 			emb := o.Embedder
 			if emb == nil {
 				if emb, err = dense.FitLSA(ctx, corpus.NewSliceReader(units), o.LSA, progress); err != nil {
-					return fmt.Errorf("units of %d sentences: %w", g, err)
+					return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
 				}
 			}
 			if err := dense.Build(ctx, corpus.NewSliceReader(units), emb, sub, progress); err != nil {
-				return fmt.Errorf("units of %d sentences: %w", g, err)
+				return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
 			}
 		}
-		fmt.Fprintf(progress, "%s: %d units of %d sentences\n", sub, len(units), g)
+		fmt.Fprintf(progress, "%s: %d units of %s sentences\n", sub, len(units), corpus.SizeName(g))
 	}
 	return nil
 }

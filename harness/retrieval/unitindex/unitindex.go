@@ -17,8 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
@@ -48,6 +48,9 @@ type Table struct {
 	ids    map[int][]string // granularity -> unit id by ordinal
 	titles map[int][]string // granularity -> unit title by ordinal
 	docs   map[int]DocFunc
+	// docRows maps granularity -> document -> its units' ordinals (built on first use).
+	docOnce sync.Once
+	docRows map[int]map[string][]int32
 }
 
 // LoadTable reads DIR/gN/units.jsonl for every size. A size without its file is an error naming the
@@ -61,10 +64,10 @@ func LoadTable(dir string, sizes []int) (*Table, error) {
 		if _, dup := t.sizes[g]; dup {
 			continue
 		}
-		path := filepath.Join(dir, "g"+strconv.Itoa(g), UnitsFile)
+		path := filepath.Join(dir, "g"+corpus.SizeName(g), UnitsFile)
 		f, err := os.Open(path)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("unit index %s has no granularity %d: %s is missing (build it with ragbench index build --units %s)", dir, g, path, sizeList(sizes))
+			return nil, fmt.Errorf("unit index %s has no granularity %s: %s is missing (build it with ragbench index build --units %s)", dir, corpus.SizeName(g), path, sizeList(sizes))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("unit index: %w", err)
@@ -110,7 +113,7 @@ func sizeList(sizes []int) string {
 		if i > 0 {
 			out += ","
 		}
-		out += strconv.Itoa(g)
+		out += corpus.SizeName(g)
 	}
 	return out
 }
@@ -137,14 +140,14 @@ func (t *Table) Text(ctx context.Context, id string) (string, error) {
 	}
 	docs := t.docs[r.g]
 	if docs == nil {
-		return "", fmt.Errorf("unit index %s: granularity %d has no index attached for unit texts", t.dir, r.g)
+		return "", fmt.Errorf("unit index %s: granularity %s has no index attached for unit texts", t.dir, corpus.SizeName(r.g))
 	}
 	got, text, err := docs(r.i)
 	if err != nil {
 		return "", err
 	}
 	if got != id {
-		return "", fmt.Errorf("unit index %s: g%d/%s line %d is %q but the index stores %q there: rebuild the index", t.dir, r.g, UnitsFile, r.i+1, id, got)
+		return "", fmt.Errorf("unit index %s: g%s/%s line %d is %q but the index stores %q there: rebuild the index", t.dir, corpus.SizeName(r.g), UnitsFile, r.i+1, id, got)
 	}
 	return text, nil
 }
@@ -197,10 +200,10 @@ func Open(dir string, o Options) (*Index, error) {
 		if ix.retr[g] != nil {
 			continue
 		}
-		sub := filepath.Join(dir, "g"+strconv.Itoa(g))
+		sub := filepath.Join(dir, "g"+corpus.SizeName(g))
 		b, err := os.ReadFile(filepath.Join(sub, "meta.json"))
 		if err != nil {
-			return fail(fmt.Errorf("unit index %s, granularity %d: not an index: %w", dir, g, err))
+			return fail(fmt.Errorf("unit index %s, granularity %s: not an index: %w", dir, corpus.SizeName(g), err))
 		}
 		var head struct {
 			Format string `json:"format"`
@@ -213,7 +216,7 @@ func Open(dir string, o Options) (*Index, error) {
 			kind = "bm25"
 		}
 		if ix.Kind != "" && ix.Kind != kind {
-			return fail(fmt.Errorf("unit index %s: granularity %d is a %s index, the others %s", dir, g, kind, ix.Kind))
+			return fail(fmt.Errorf("unit index %s: granularity %s is a %s index, the others %s", dir, corpus.SizeName(g), kind, ix.Kind))
 		}
 		ix.Kind = kind
 		var n int
@@ -247,12 +250,12 @@ func Open(dir string, o Options) (*Index, error) {
 			}
 			d, err := dense.Open(sub, emb)
 			if err != nil {
-				return fail(fmt.Errorf("unit index %s, granularity %d: %w", dir, g, err))
+				return fail(fmt.Errorf("unit index %s, granularity %s: %w", dir, corpus.SizeName(g), err))
 			}
 			ix.closers = append(ix.closers, d.Close)
 			ix.retr[g] = d
 			if emb != nil {
-				ix.lean[g] = &leanDense{ix: d, emb: emb, t: t, g: g, name: fmt.Sprintf("%s/g%d", dir, g)}
+				ix.lean[g] = &leanDense{ix: d, emb: emb, t: t, g: g, name: fmt.Sprintf("%s/g%s", dir, corpus.SizeName(g))}
 			} else {
 				ix.lean[g] = d
 			}
@@ -263,7 +266,7 @@ func Open(dir string, o Options) (*Index, error) {
 			})
 		}
 		if n != t.Len(g) {
-			return fail(fmt.Errorf("unit index %s: g%d holds %d documents but its %s lists %d units: rebuild the index", dir, g, n, UnitsFile, t.Len(g)))
+			return fail(fmt.Errorf("unit index %s: g%s holds %d documents but its %s lists %d units: rebuild the index", dir, corpus.SizeName(g), n, UnitsFile, t.Len(g)))
 		}
 	}
 	ix.Expert = o.Expert
@@ -277,7 +280,7 @@ func Open(dir string, o Options) (*Index, error) {
 func (ix *Index) Retrievers() map[string]retrieval.Retriever {
 	out := make(map[string]retrieval.Retriever, len(ix.retr))
 	for g, r := range ix.retr {
-		out[ix.Expert+"@"+strconv.Itoa(g)] = r
+		out[ix.Expert+"@"+corpus.SizeName(g)] = r
 	}
 	return out
 }
@@ -288,7 +291,7 @@ func (ix *Index) Retrievers() map[string]retrieval.Retriever {
 func (ix *Index) Lean() map[string]retrieval.Retriever {
 	out := make(map[string]retrieval.Retriever, len(ix.lean))
 	for g, r := range ix.lean {
-		out[ix.Expert+"@"+strconv.Itoa(g)] = r
+		out[ix.Expert+"@"+corpus.SizeName(g)] = r
 	}
 	return out
 }
@@ -343,7 +346,7 @@ func (t *Table) hits(g, n int, at func(i int) (int, float64)) ([]retrieval.Hit, 
 	for i := range out {
 		o, s := at(i)
 		if o < 0 || o >= len(ids) {
-			return nil, fmt.Errorf("unit index %s: g%d hit %d is outside its unit table (%d units): rebuild the index", t.dir, g, o, len(ids))
+			return nil, fmt.Errorf("unit index %s: g%s hit %d is outside its unit table (%d units): rebuild the index", t.dir, corpus.SizeName(g), o, len(ids))
 		}
 		id := ids[o]
 		out[i] = retrieval.Hit{ID: id, Title: t.titles[g][o], Score: s, Rank: i + 1}
@@ -368,7 +371,7 @@ func (ix *Index) Close() error {
 func SameUnits(a, b *Table) error {
 	for g, n := range a.sizes {
 		if m, ok := b.sizes[g]; ok && m != n {
-			return fmt.Errorf("unit indexes %s and %s differ at granularity %d (%d and %d units): build both from the same corpus with the same --units, --stride and --parent", a.dir, b.dir, g, n, m)
+			return fmt.Errorf("unit indexes %s and %s differ at granularity %s (%d and %d units): build both from the same corpus with the same --units, --stride and --parent", a.dir, b.dir, corpus.SizeName(g), n, m)
 		}
 	}
 	for id, u := range a.units {

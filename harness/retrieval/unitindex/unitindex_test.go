@@ -100,8 +100,8 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("no documents: %v", err)
 	}
 	err = Build(ctx, []corpus.PoolDoc{{Document: corpus.Document{ID: "e", Text: "   "}}}, dir, BuildOptions{})
-	if !errors.Is(err, ErrNoDocuments) || !strings.Contains(err.Error(), "sentence") {
-		t.Errorf("no sentences: %v", err)
+	if !errors.Is(err, corpus.ErrNoSentence) || !strings.Contains(err.Error(), `"e"`) {
+		t.Errorf("a document without a sentence must be an error naming it: %v", err)
 	}
 	ix := filepath.Join(dir, "ix")
 	if err := Build(ctx, testDocs(), ix, BuildOptions{Units: corpus.UnitOptions{Sizes: []int{2, 4}}}); err != nil {

@@ -1,0 +1,89 @@
+package unitindex
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval"
+)
+
+// TestRetrieveIn checks document-scoped search against its brute-force peer: the whole index's ranking
+// with every unit of other documents removed. BM25 must agree exactly (ids, order and scores); dense
+// on ids and order with scores within float32 rounding of the index's own. Long units are searched
+// like any granularity.
+func TestRetrieveIn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	sizes := []int{2, 8, corpus.LongSize}
+	uo := corpus.UnitOptions{Sizes: sizes, LongTokens: 40}
+	for _, kind := range []string{"bm25", "dense"} {
+		if err := Build(ctx, testDocs(), filepath.Join(dir, kind), BuildOptions{Kind: kind, Units: uo}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := []string{"castle harbour", "volcano matters", "comet sentence xxx", "violin"}
+	scopes := [][]string{{"docA"}, {"docC"}, {"docB", "docH"}}
+	for _, kind := range []string{"bm25", "dense"} {
+		ix, err := Open(filepath.Join(dir, kind), Options{Sizes: sizes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if ix.Lean()[kind+"@long"] == nil {
+			t.Fatalf("%s: no long retriever in %v", kind, ix.Lean())
+		}
+		for name, r := range ix.Lean() {
+			sc, ok := r.(retrieval.Scoped)
+			if !ok {
+				t.Fatalf("%s does not implement retrieval.Scoped", name)
+			}
+			for _, q := range queries {
+				all, err := r.Retrieve(ctx, q, 100000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, docs := range scopes {
+					in := map[string]bool{}
+					for _, d := range docs {
+						in[d] = true
+					}
+					var want []retrieval.Hit
+					for _, h := range all {
+						if u, _ := ix.Table.Unit(h.ID); in[u.DocID] && len(want) < 7 {
+							want = append(want, h)
+						}
+					}
+					got, err := sc.RetrieveIn(ctx, q, 7, docs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("%s %q in %v: %d hits, want %d", name, q, docs, len(got), len(want))
+					}
+					for i := range got {
+						tol := 0.0
+						if kind == "dense" {
+							tol = 1e-5
+						}
+						if got[i].ID != want[i].ID && math.Abs(got[i].Score-want[i].Score) > tol {
+							t.Fatalf("%s %q in %v: hit %d is %s (%v), want %s (%v)", name, q, docs, i, got[i].ID, got[i].Score, want[i].ID, want[i].Score)
+						}
+						if math.Abs(got[i].Score-want[i].Score) > tol {
+							t.Fatalf("%s %q in %v: hit %d score %v, want %v", name, q, docs, i, got[i].Score, want[i].Score)
+						}
+						if u, _ := ix.Table.Unit(got[i].ID); !in[u.DocID] {
+							t.Fatalf("%s: hit %s outside %v", name, got[i].ID, docs)
+						}
+					}
+				}
+			}
+			if _, err := sc.RetrieveIn(ctx, "castle", 5, []string{"no such page"}); err == nil || !strings.Contains(err.Error(), `"no such page"`) {
+				t.Fatalf("%s: unknown document: %v", name, err)
+			}
+		}
+	}
+}
