@@ -28,7 +28,14 @@ func NewContexters(names []string, settings map[string]map[string]any, granulari
 			if set == nil {
 				set = map[string]any{}
 			}
-			set["granularities"] = granularities
+			// Sentence windows only: the long units are the longrag baseline's.
+			var gs []int
+			for _, g := range granularities {
+				if g > 0 {
+					gs = append(gs, g)
+				}
+			}
+			set["granularities"] = gs
 		}
 		m, err := New(name, set)
 		if err != nil {

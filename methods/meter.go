@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -195,6 +196,28 @@ type countingRetriever struct {
 func (r *countingRetriever) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
 	start := time.Now()
 	hits, err := r.inner.Retrieve(ctx, query, k)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	r.m.add(StageRetrieval, time.Since(start), func(c *Counters) {
+		c.Retrievals++
+	})
+	r.m.mu.Lock()
+	r.m.retrieved = append(r.m.retrieved, Retrieval{Retriever: r.name, Query: query, K: k, IDs: ids})
+	r.m.mu.Unlock()
+	return hits, err
+}
+
+// RetrieveIn counts and times a document-scoped search like Retrieve; an inner retriever that cannot
+// search within documents is an error naming it.
+func (r *countingRetriever) RetrieveIn(ctx context.Context, query string, k int, docs []string) ([]retrieval.Hit, error) {
+	sc, ok := r.inner.(retrieval.Scoped)
+	if !ok {
+		return nil, fmt.Errorf("retriever %s cannot search within a document (scope document needs a unit index)", r.name)
+	}
+	start := time.Now()
+	hits, err := sc.RetrieveIn(ctx, query, k, docs)
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/text"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/fusion"
 )
@@ -15,12 +16,19 @@ import (
 //     passage corpora are the passages themselves), its top K (default 5);
 //   - "hybrid": a sparse and a dense retriever (default "bm25@8" and "dense@8"), each its top Depth,
 //     fused by reciprocal rank fusion with fixed weights (default 1 and 1, k = 60), top K;
-//   - "longrag": long units (default "dense@32": 32-sentence units; name a whole-document index for
-//     the document variant), top K.
+//   - "longrag": LongRAG (Jiang et al. 2024): long retrieval units of about 4K tokens, consecutive
+//     whole sentences of one document (corpus.LongUnits, retriever "dense@long"), scored by the expert
+//     on the whole unit; the reader gets the top K (default 4) that fit in ContextBudget tokens
+//     (default 16384, harness/text tokens).
+//
+// Every baseline searches the pool or, with scope "document", the question's own documents (see
+// ScopeDocs). A unit that does not fit in what is left of ContextBudget (0: no budget) is skipped
+// and the next one tried.
 //
 // Retriever names are keys of Env.Retrievers; "" is Env.Retriever. Trace events: "retrieve" (one per
 // retriever: Query the question, IDs its hits), "fused" (hybrid: one item per unit, value its RRF
-// score, in fused order, at most TraceDepth), "select" (IDs the context), "generate".
+// score, in fused order, at most TraceDepth), "select" (IDs the context; with a budget one item per
+// unit looked at, note select or skip-budget), "generate".
 
 // RAGConfig are the settings of the baselines.
 type RAGConfig struct {
@@ -36,6 +44,10 @@ type RAGConfig struct {
 	TopK int `json:"top_k"`
 	// TraceDepth is the number of fused units shown in the "fused" event (default 20).
 	TraceDepth int `json:"trace_depth"`
+	// ContextBudget bounds the context in harness/text tokens (0: none; longrag: 16384).
+	ContextBudget int `json:"context_budget"`
+	// Scope is ScopePool (default) or ScopeDocument.
+	Scope string `json:"scope"`
 	// MaxTokens bounds the generation (default 128).
 	MaxTokens int `json:"max_tokens"`
 	FinishOptions
@@ -49,14 +61,15 @@ type RAG struct {
 
 // NewRAG builds the baseline called name from settings (nil: the defaults).
 func NewRAG(name string, settings map[string]any) (*RAG, error) {
-	c := RAGConfig{RRFK: fusion.DefaultRRFK, Depth: fusion.DefaultDepth, TopK: 5, TraceDepth: 20, MaxTokens: 128, FinishOptions: DefaultFinish}
+	c := RAGConfig{RRFK: fusion.DefaultRRFK, Depth: fusion.DefaultDepth, TopK: 5, TraceDepth: 20, Scope: ScopePool, MaxTokens: 128, FinishOptions: DefaultFinish}
 	switch name {
 	case "standard-rag":
 		c.Retrievers = []string{"dense@8"}
 	case "hybrid":
 		c.Retrievers = []string{"bm25@8", "dense@8"}
 	case "longrag":
-		c.Retrievers = []string{"dense@32"}
+		c.Retrievers = []string{"dense@long"}
+		c.TopK, c.ContextBudget = 4, 16384
 	default:
 		return nil, fmt.Errorf("no baseline %q (have standard-rag, hybrid, longrag)", name)
 	}
@@ -79,6 +92,12 @@ func NewRAG(name string, settings map[string]any) (*RAG, error) {
 		if !(w >= 0) {
 			return nil, fmt.Errorf("rrf_weights[%d] = %v: want a weight ≥ 0", i, w)
 		}
+	}
+	if err := checkScope(c.Scope); err != nil {
+		return nil, err
+	}
+	if c.ContextBudget < 0 {
+		return nil, fmt.Errorf("context_budget %d: want ≥ 0", c.ContextBudget)
 	}
 	if c.TopK < 1 || c.Depth < c.TopK || c.MaxTokens < 1 || c.TraceDepth < 0 || !(c.RRFK > 0) {
 		return nil, fmt.Errorf("top_k %d, depth %d, max_tokens %d, trace_depth %d, rrf_k %v: want top_k ≥ 1, depth ≥ top_k, max_tokens ≥ 1, trace_depth ≥ 0, rrf_k > 0",
@@ -103,13 +122,18 @@ func (m *RAG) Settings() any { return m.cfg }
 func (m *RAG) K() int { return m.cfg.TopK }
 
 // Context implements Contexter.
-func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextUnit, []Event, error) {
+func (m *RAG) Context(ctx context.Context, env Env, ex datasets.Example) ([]ContextUnit, []Event, error) {
 	if err := needRetrievers(m.name, env, m.cfg.Retrievers); err != nil {
 		return nil, nil, err
 	}
+	docs, err := ScopeDocs(m.cfg.Scope, ex)
+	if err != nil {
+		return nil, nil, fmt.Errorf("method %s: %w", m.name, err)
+	}
+	question := ex.Question
 	single := len(m.cfg.Retrievers) == 1
 	k := m.cfg.Depth
-	if single {
+	if single && m.cfg.ContextBudget == 0 {
 		k = m.cfg.TopK
 	}
 	var trace []Event
@@ -121,7 +145,7 @@ func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextU
 		if name != "" {
 			r = env.Retrievers[name]
 		}
-		hits, err := r.Retrieve(ctx, question, k)
+		hits, err := retrieveScoped(ctx, r, name, question, k, docs)
 		if err != nil {
 			return nil, trace, fmt.Errorf("method %s: retriever %s: %w", m.name, name, err)
 		}
@@ -152,21 +176,50 @@ func (m *RAG) Context(ctx context.Context, env Env, question string) ([]ContextU
 		}
 		trace = append(trace, ev)
 	}
-	if len(ranked) > m.cfg.TopK {
-		ranked = ranked[:m.cfg.TopK]
-	}
-	out := make([]ContextUnit, len(ranked))
+	var out []ContextUnit
 	ev := Event{Kind: "select"}
-	for i, c := range ranked {
+	left := m.cfg.ContextBudget
+	for _, c := range ranked {
+		if len(out) == m.cfg.TopK {
+			break
+		}
+		if m.cfg.ContextBudget > 0 {
+			n, err := unitTokens(env, c.ID, hitOf[c.ID])
+			if err != nil {
+				return nil, trace, fmt.Errorf("method %s: %w", m.name, err)
+			}
+			if n > left {
+				ev.Items = append(ev.Items, Item{Name: c.ID, Value: float64(n), Note: "skip-budget"})
+				continue
+			}
+			left -= n
+			ev.Items = append(ev.Items, Item{Name: c.ID, Value: float64(n), Flag: true, Note: "select"})
+		}
 		cu, err := contextUnit(ctx, env, hitOf[c.ID], c.ID, c.Score)
 		if err != nil {
 			return nil, trace, fmt.Errorf("method %s: %w", m.name, err)
 		}
-		out[i] = cu
+		out = append(out, cu)
 		ev.IDs = append(ev.IDs, c.ID)
 	}
 	trace = append(trace, ev)
 	return out, trace, nil
+}
+
+// unitTokens is a context unit's length in harness/text tokens: from the unit table when the method
+// has one, else counted in the hit's text.
+func unitTokens(env Env, id string, h retrieval.Hit) (int, error) {
+	if env.Units != nil {
+		if u, ok := env.Units.Unit(id); ok {
+			return u.Tokens, nil
+		}
+	}
+	if h.Text == "" {
+		return 0, fmt.Errorf("context budget: no token length for %s (no unit table holds it and the hit has no text)", id)
+	}
+	n := 0
+	text.EachSpan(h.Text, func(int, int) { n++ })
+	return n, nil
 }
 
 // Answer implements Method.

@@ -104,7 +104,7 @@ func RetrievalEval(ctx context.Context, m Contexter, env Env, examples []dataset
 	for _, ex := range examples {
 		ienv, meter := Instrument(env)
 		start := time.Now()
-		cu, _, err := m.Context(ctx, ienv, ex.Question)
+		cu, _, err := m.Context(ctx, ienv, ex)
 		total := time.Since(start)
 		if err != nil {
 			return rep, fmt.Errorf("retrieval eval %s: example %s: %w", m.Name(), ex.ID, err)

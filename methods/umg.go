@@ -29,7 +29,7 @@ import (
 // Trace events, in order (round 0):
 //   - "experts": one item per pair, name "EXPERT@G", value its confidence c, note "n=… H=… w=…"
 //     (n candidates, normalised entropy, mixture weight); Decision "equal-weights" when every pair
-//     had confidence 0.
+//     had confidence 0; in scope "document" IDs are the documents searched within.
 //   - "fused": the R-ranking's first TraceDepth units, one item each (name the unit id, value R,
 //     note "P=… tokens=…"); for UMGP a promoted parent's note adds its members.
 //   - "promote" (UMGP): Reason the number of promoted parents; one item for each of the TraceDepth
@@ -59,6 +59,8 @@ type UMGConfig struct {
 	ContextBudget int `json:"context_budget"`
 	// TraceDepth is the number of ranked units shown in the "fused" event (default 20).
 	TraceDepth int `json:"trace_depth"`
+	// Scope is ScopePool (default: the whole corpus) or ScopeDocument (the question's own documents).
+	Scope string `json:"scope"`
 	// MaxTokens bounds the generation (default 128).
 	MaxTokens int `json:"max_tokens"`
 	// Finish is the answer step (default DefaultFinish).
@@ -80,7 +82,7 @@ type UMGPConfig struct {
 func defaultUMG() UMGConfig {
 	return UMGConfig{Experts: []string{"bm25", "dense"}, Granularities: []int{2, 4, 8, 16, 32}, Depth: fusion.DefaultDepth,
 		Normalization: fusion.NormMinMax, Temperature: 1, Weights: fusion.WeightNormalized, LogBase: math.E,
-		TopK: 5, TraceDepth: 20, MaxTokens: 128, FinishOptions: DefaultFinish}
+		TopK: 5, TraceDepth: 20, Scope: ScopePool, MaxTokens: 128, FinishOptions: DefaultFinish}
 }
 
 func (c *UMGConfig) validate() error {
@@ -100,6 +102,9 @@ func (c *UMGConfig) validate() error {
 	if c.Depth < 1 || c.TopK < 1 || c.ContextBudget < 0 || c.TraceDepth < 0 || c.MaxTokens < 1 {
 		return fmt.Errorf("depth %d, top_k %d, context_budget %d, trace_depth %d, max_tokens %d: want depth, top_k, max_tokens ≥ 1 and the others ≥ 0",
 			c.Depth, c.TopK, c.ContextBudget, c.TraceDepth, c.MaxTokens)
+	}
+	if err := checkScope(c.Scope); err != nil {
+		return err
 	}
 	o := c.fusionOptions()
 	return o.Fill()
@@ -190,8 +195,9 @@ type Contexter interface {
 	Method
 	// K is the number of units the context holds at most.
 	K() int
-	// Context returns the final context, best first, and the trace of the retrieval.
-	Context(ctx context.Context, env Env, question string) ([]ContextUnit, []Event, error)
+	// Context returns the final context of ex's question, best first, and the trace of the retrieval
+	// (in scope "document" within ex's own documents).
+	Context(ctx context.Context, env Env, ex datasets.Example) ([]ContextUnit, []Event, error)
 }
 
 // K implements Contexter.
@@ -229,7 +235,7 @@ func needRetrievers(method string, env Env, names []string) error {
 
 // Context implements Contexter: the experts' retrieval, the fusion, the ranking (and for UMGP the
 // promotion) and the selection.
-func (m *UMG) Context(ctx context.Context, env Env, question string) ([]ContextUnit, []Event, error) {
+func (m *UMG) Context(ctx context.Context, env Env, ex datasets.Example) ([]ContextUnit, []Event, error) {
 	if err := env.Need(m.name, "units"); err != nil {
 		return nil, nil, err
 	}
@@ -237,10 +243,14 @@ func (m *UMG) Context(ctx context.Context, env Env, question string) ([]ContextU
 	if err := needRetrievers(m.name, env, pairs); err != nil {
 		return nil, nil, err
 	}
+	docs, err := ScopeDocs(m.cfg.Scope, ex)
+	if err != nil {
+		return nil, nil, fmt.Errorf("method %s: %w", m.name, err)
+	}
 	var lists []fusion.List
 	hitOf := map[string]retrieval.Hit{}
 	for _, name := range pairs {
-		hits, err := env.Retrievers[name].Retrieve(ctx, question, m.cfg.Depth)
+		hits, err := retrieveScoped(ctx, env.Retrievers[name], name, ex.Question, m.cfg.Depth, docs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("method %s: expert %s: %w", m.name, name, err)
 		}
@@ -262,6 +272,8 @@ func (m *UMG) Context(ctx context.Context, env Env, question string) ([]ContextU
 	if f.Fallback {
 		ev.Decision, ev.Reason = "equal-weights", "every pair had confidence 0"
 	}
+	// In scope document, IDs are the documents searched within.
+	ev.IDs = docs
 	for _, p := range f.Pairs {
 		ev.Items = append(ev.Items, Item{Name: p.Key.String(), Value: p.Confidence,
 			Note: fmt.Sprintf("n=%d H=%.4f w=%.4f", p.N, p.Entropy, p.Weight)})
@@ -371,7 +383,7 @@ func answerWithContext(ctx context.Context, m Contexter, env Env, ex datasets.Ex
 	if err := env.Need(m.Name(), "generator", "prompts"); err != nil {
 		return p, err
 	}
-	units, trace, err := m.Context(ctx, env, ex.Question)
+	units, trace, err := m.Context(ctx, env, ex)
 	p.Trace = trace
 	if err != nil {
 		return p, err

@@ -58,7 +58,7 @@ func BenchmarkUMGContext(b *testing.B) {
 				ex := ds.Examples[i%len(ds.Examples)]
 				i++
 				ienv, _ := methods.Instrument(env)
-				if _, _, err := m.(methods.Contexter).Context(context.Background(), ienv, ex.Question); err != nil {
+				if _, _, err := m.(methods.Contexter).Context(context.Background(), ienv, ex); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -138,7 +138,7 @@ func umgRunE2E(t *testing.T, env methods.Env, exs []datasets.Example) []umgRow {
 			// Preprocessing: the context step alone, timed apart (the answer step includes the reader).
 			ienv, meter = methods.Instrument(env)
 			start := time.Now()
-			if _, _, err := m.(methods.Contexter).Context(ctx, ienv, ex.Question); err != nil {
+			if _, _, err := m.(methods.Contexter).Context(ctx, ienv, ex); err != nil {
 				t.Fatal(err)
 			}
 			total := time.Since(start)
@@ -240,7 +240,7 @@ func TestUMGRetrievalEval(t *testing.T) {
 		// AR@5 equals the mean of the per-question context recall.
 		var ar float64
 		for _, ex := range exs {
-			cu, _, err := m.(methods.Contexter).Context(context.Background(), s.env(), ex.Question)
+			cu, _, err := m.(methods.Contexter).Context(context.Background(), s.env(), ex)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestUMGRetrievalEval(t *testing.T) {
 		for _, ex := range exs[:10] {
 			var out [2][]byte
 			for i := range out {
-				cu, tr, err := m.(methods.Contexter).Context(context.Background(), s.env(), ex.Question)
+				cu, tr, err := m.(methods.Contexter).Context(context.Background(), s.env(), ex)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -352,7 +352,7 @@ func TestUMGOpenAIEmbedder(t *testing.T) {
 	ex := all.Examples[3]
 	retrieved := func(s *umgSetup) map[string][]string {
 		env, meter := methods.Instrument(s.env())
-		if _, _, err := m.(methods.Contexter).Context(ctx, env, ex.Question); err != nil {
+		if _, _, err := m.(methods.Contexter).Context(ctx, env, ex); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string][]string{}
@@ -391,7 +391,7 @@ func TestUMGOpenAIEmbedder(t *testing.T) {
 	srv.mu.Lock()
 	srv.dim = 32
 	srv.mu.Unlock()
-	_, _, err = m.(methods.Contexter).Context(ctx, oai.env(), "a question never embedded before")
+	_, _, err = m.(methods.Contexter).Context(ctx, oai.env(), datasets.Example{Question: "a question never embedded before"})
 	if err == nil || !strings.Contains(err.Error(), "expert dense@") || !strings.Contains(err.Error(), "32") {
 		t.Errorf("wrong dimension: %v", err)
 	}
@@ -449,7 +449,7 @@ func TestUMGSpeed(t *testing.T) {
 			for _, ex := range ds.Examples {
 				env, meter := methods.Instrument(s.env())
 				st := time.Now()
-				if _, _, err := m.(methods.Contexter).Context(context.Background(), env, ex.Question); err != nil {
+				if _, _, err := m.(methods.Contexter).Context(context.Background(), env, ex); err != nil {
 					t.Fatal(err)
 				}
 				pre = append(pre, umgMS(time.Since(st)))

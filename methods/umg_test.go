@@ -258,8 +258,8 @@ func (s umgStub) K() int       { return 3 }
 func (s umgStub) Answer(context.Context, methods.Env, datasets.Example) (methods.Prediction, error) {
 	return methods.Prediction{}, nil
 }
-func (s umgStub) Context(_ context.Context, _ methods.Env, q string) ([]methods.ContextUnit, []methods.Event, error) {
-	return s.units[q], nil, nil
+func (s umgStub) Context(_ context.Context, _ methods.Env, ex datasets.Example) ([]methods.ContextUnit, []methods.Event, error) {
+	return s.units[ex.Question], nil, nil
 }
 
 // TestRetrievalEvalGold checks AR@k and both gold modes by hand: documents by title (supporting

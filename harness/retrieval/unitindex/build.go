@@ -19,7 +19,8 @@ import (
 type BuildOptions struct {
 	// Kind is "bm25" (default) or "dense".
 	Kind string
-	// Units are the cutting options (default sizes 2, 4, 8, 16, 32, stride size/2, parent 8).
+	// Units are the cutting options (default sizes 2, 4, 8, 16, 32 and long — LongRAG's units of
+	// about 4K tokens, for the longrag baseline — stride size/2, parent 8).
 	Units corpus.UnitOptions
 	// BM25 are the BM25 index options.
 	BM25 bm25.Options
@@ -48,7 +49,7 @@ func Build(ctx context.Context, docs []corpus.PoolDoc, dir string, o BuildOption
 	}
 	sizes := o.Units.Sizes
 	if len(sizes) == 0 {
-		sizes = []int{2, 4, 8, 16, 32}
+		sizes = DefaultSizes()
 	}
 	progress := o.Progress
 	if progress == nil {

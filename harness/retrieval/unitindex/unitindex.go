@@ -152,9 +152,13 @@ func (t *Table) Text(ctx context.Context, id string) (string, error) {
 	return text, nil
 }
 
+// DefaultSizes are the granularities a unit index holds by default: UMG-RAG's 2, 4, 8, 16 and 32
+// sentences and the long units of the LongRAG baseline (corpus.LongSize).
+func DefaultSizes() []int { return []int{2, 4, 8, 16, 32, corpus.LongSize} }
+
 // Options configure Open.
 type Options struct {
-	// Sizes are the granularities to open (default 2, 4, 8, 16, 32).
+	// Sizes are the granularities to open (default DefaultSizes).
 	Sizes []int
 	// Embedder embeds queries for dense indexes (nil: the LSA model saved in each index, or the
 	// OpenAI-compatible endpoint recorded in it).
@@ -185,7 +189,7 @@ type Index struct {
 // naming the directory.
 func Open(dir string, o Options) (*Index, error) {
 	if len(o.Sizes) == 0 {
-		o.Sizes = []int{2, 4, 8, 16, 32}
+		o.Sizes = DefaultSizes()
 	}
 	t, err := LoadTable(dir, o.Sizes)
 	if err != nil {
