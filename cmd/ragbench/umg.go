@@ -25,7 +25,8 @@ func init() {
 			&cli.StringFlag{Name: "dataset", Required: true, Usage: "dataset name, parquet file or spec"},
 			&cli.StringFlag{Name: "bm25-units", Required: true, Usage: "BM25 unit index (index build --kind bm25 --units ...)"},
 			&cli.StringFlag{Name: "dense-units", Required: true, Usage: "dense unit index of the same units (index build --kind dense --units ...)"},
-			&cli.StringFlag{Name: "granularities", Value: "2,4,8,16,32", Usage: "unit sizes to open (and umg/umgp's granularities)"},
+			&cli.StringFlag{Name: "granularities", Value: "2,4,8,16,32,long", Usage: "unit sizes to open (and umg/umgp's granularities, long excepted); long: LongRAG's units"},
+			&cli.StringFlag{Name: "scope", Value: "pool", Usage: "retrieve over the pool of all documents, or within each question's own document (document)"},
 			&cli.StringFlag{Name: "methods", Value: "umg,umgp,standard-rag,hybrid,longrag", Usage: "methods to evaluate"},
 			&cli.StringFlag{Name: "settings", Usage: `method settings as JSON, e.g. '{"umg": {"normalization": "softmax"}}'`},
 			&cli.StringFlag{Name: "k", Value: "1,3,5", Usage: "cut-offs"},
@@ -41,9 +42,13 @@ func init() {
 }
 
 func contextEval(c *cli.Context) error {
-	sizes, err := cliutil.ParseInts(c.String("granularities"))
+	sizes, err := parseSizes(c.String("granularities"))
 	if err != nil || len(sizes) == 0 {
-		return usagef("--granularities: want sizes like 2,4,8,16,32")
+		return usagef("--granularities: want sizes like 2,4,8,16,32,long")
+	}
+	scope := c.String("scope")
+	if scope != methods.ScopePool && scope != methods.ScopeDocument {
+		return usagef("--scope: want pool or document, not %q", scope)
 	}
 	ks, err := cliutil.ParseInts(c.String("k"))
 	if err != nil || len(ks) == 0 {
@@ -55,7 +60,17 @@ func contextEval(c *cli.Context) error {
 			return usagef("--settings: %v", err)
 		}
 	}
-	ms, err := methods.NewContexters(strings.Split(c.String("methods"), ","), all, sizes)
+	names := strings.Split(c.String("methods"), ",")
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if all[n] == nil {
+			all[n] = map[string]any{}
+		}
+		if _, set := all[n]["scope"]; !set {
+			all[n]["scope"] = scope
+		}
+	}
+	ms, err := methods.NewContexters(names, all, sizes)
 	if err != nil {
 		return usagef("%v", err)
 	}

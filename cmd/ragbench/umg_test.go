@@ -32,7 +32,7 @@ func TestContextEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"bm25", "dense"} {
-		if _, stderr, code := runCLI(t, "index", "build", "--kind", kind, "--corpus", corpusFile, "--units", "2,4,8,16,32", "--out", filepath.Join(dir, kind)); code != 0 {
+		if _, stderr, code := runCLI(t, "index", "build", "--kind", kind, "--corpus", corpusFile, "--units", "2,4,8,16,32,long", "--long-tokens", "60", "--out", filepath.Join(dir, kind)); code != 0 {
 			t.Fatalf("index build %s: %s", kind, stderr)
 		}
 	}
@@ -75,5 +75,19 @@ func TestContextEval(t *testing.T) {
 	_, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--settings", `{"umpg": {"max_overlap": 0.5}}`, "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "dense"))
 	if code != 2 || !strings.Contains(stderr, `"umpg"`) {
 		t.Errorf("misspelt method in --settings: code %d, %s", code, stderr)
+	}
+	// Scope document: the question's own pages must be in the index (here they are not), and a
+	// dataset whose questions ship no document is refused, never given an empty context.
+	_, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--limit", "1", "--scope", "document", "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "dense"))
+	if code != 1 || !strings.Contains(stderr, "no unit of document") {
+		t.Errorf("scope document, pages not indexed: code %d, %s", code, stderr)
+	}
+	nq := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
+	_, stderr, code = runCLI(t, "context-eval", "--dataset", nq, "--limit", "1", "--scope", "document", "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "dense"))
+	if code != 1 || !strings.Contains(stderr, "ships no document") {
+		t.Errorf("scope document on nq_open: code %d, %s", code, stderr)
+	}
+	if _, stderr, code = runCLI(t, "context-eval", "--dataset", data, "--scope", "page", "--bm25-units", filepath.Join(dir, "bm25"), "--dense-units", filepath.Join(dir, "dense")); code != 2 {
+		t.Errorf("bad scope: code %d, %s", code, stderr)
 	}
 }
