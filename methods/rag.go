@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/harness/text"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/fusion"
+	"github.com/ragbench/ragbench/harness/text"
 )
 
 // UMG-RAG's baselines, one generation over a retrieved context each:
