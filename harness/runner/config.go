@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
@@ -173,6 +174,20 @@ type UnitsConfig struct {
 	Sizes []int `yaml:"sizes,omitempty"`
 	// Datasets are the datasets whose corpus gets unit indexes (empty: every dataset with a corpus).
 	Datasets []string `yaml:"datasets,omitempty"`
+	// LongTokens is the length of the LongRAG units that every unit index also holds (retrievers
+	// "EXPERT@long", read by the longrag baseline; default corpus.DefaultLongTokens).
+	LongTokens int `yaml:"long_tokens,omitempty"`
+}
+
+// OpenSizes are the granularities the unit indexes hold: Sizes and the long units.
+func (u UnitsConfig) OpenSizes() []int {
+	out := append([]int(nil), u.Sizes...)
+	for _, g := range out {
+		if g == corpus.LongSize {
+			return out
+		}
+	}
+	return append(out, corpus.LongSize)
 }
 
 // NgramConfig is the corpus-statistics source: ngram.Config, or, with Build set, a local index built
@@ -217,6 +232,9 @@ func (c Config) Defaults() Config {
 	}
 	if len(c.Retrieval.Units.Experts) > 0 && len(c.Retrieval.Units.Sizes) == 0 {
 		c.Retrieval.Units.Sizes = []int{2, 4, 8, 16, 32}
+	}
+	if len(c.Retrieval.Units.Experts) > 0 && c.Retrieval.Units.LongTokens == 0 {
+		c.Retrieval.Units.LongTokens = corpus.DefaultLongTokens
 	}
 	if c.Extract.Backend == "" {
 		c.Extract.Backend = "rule"

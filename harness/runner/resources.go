@@ -213,7 +213,7 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 		}
 		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
 			for _, e := range u.Experts {
-				if err := add("units-"+e, src, map[string]any{"sizes": u.Sizes, "k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+				if err := add("units-"+e, src, map[string]any{"sizes": u.OpenSizes(), "long_tokens": u.LongTokens, "k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
 					return nil, err
 				}
 			}
@@ -299,7 +299,7 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 		}
 		err = unitindex.Build(ctx, docs, out, unitindex.BuildOptions{
 			Kind:  strings.TrimPrefix(n.Kind, "units-"),
-			Units: corpus.UnitOptions{Sizes: r.cfg.Retrieval.Units.Sizes},
+			Units: corpus.UnitOptions{Sizes: r.cfg.Retrieval.Units.OpenSizes(), LongTokens: r.cfg.Retrieval.Units.LongTokens},
 			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
 		})
 	default:
@@ -493,7 +493,7 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 				}
 				ix, _ := opened[n.Dir].(*unitindex.Index)
 				if ix == nil {
-					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.Sizes, Expert: e})
+					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.OpenSizes(), Expert: e})
 					if err != nil {
 						return nil, err
 					}
