@@ -13,11 +13,12 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 )
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	// Kind is "bm25" (default) or "dense".
+	// Kind is "bm25" (default), "dense" or "sparse" (learned sparse vectors from Sparse).
 	Kind string
 	// Units are the cutting options (default sizes 2, 4, 8, 16, 32 and long — LongRAG's units of
 	// about 4K tokens, for the longrag baseline — stride size/2, parent 8).
@@ -27,6 +28,8 @@ type BuildOptions struct {
 	// Embedder embeds the units of a dense index; nil fits an LSA model (LSA) per granularity.
 	Embedder dense.Embedder
 	LSA      dense.LSAConfig
+	// Sparse encodes the units of a sparse index (required for kind sparse).
+	Sparse sparse.Encoder
 	// Progress receives progress lines (nil: none).
 	Progress io.Writer
 }
@@ -44,8 +47,11 @@ func Build(ctx context.Context, docs []corpus.PoolDoc, dir string, o BuildOption
 	if o.Kind == "" {
 		o.Kind = "bm25"
 	}
-	if o.Kind != "bm25" && o.Kind != "dense" {
-		return fmt.Errorf("unitindex: kind %q, want bm25 or dense", o.Kind)
+	if o.Kind != "bm25" && o.Kind != "dense" && o.Kind != "sparse" {
+		return fmt.Errorf("unitindex: kind %q, want bm25, dense or sparse", o.Kind)
+	}
+	if o.Kind == "sparse" && o.Sparse == nil {
+		return errors.New("unitindex: a sparse unit index needs a sparse encoder (a TEI server)")
 	}
 	sizes := o.Units.Sizes
 	if len(sizes) == 0 {
@@ -99,6 +105,10 @@ func Build(ctx context.Context, docs []corpus.PoolDoc, dir string, o BuildOption
 			bo := o.BM25
 			bo.Progress = progress
 			if _, err := bm25.BuildDocs(ctx, units, sub, bo); err != nil {
+				return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
+			}
+		case "sparse":
+			if err := sparse.Build(ctx, corpus.NewSliceReader(units), o.Sparse, sub, progress); err != nil {
 				return fmt.Errorf("units of %s sentences: %w", corpus.SizeName(g), err)
 			}
 		default:

@@ -10,6 +10,7 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 )
 
 // Document scope: the lean retrievers also implement retrieval.Scoped, searching only the units of
@@ -139,4 +140,48 @@ func (r *leanDense) RetrieveIn(ctx context.Context, query string, k int, docs []
 		all = all[:k]
 	}
 	return r.t.hits(r.g, len(all), func(i int) (int, float64) { return int(all[i].row), all[i].score })
+}
+
+// leanSparse searches a sparse unit index exactly, naming hits from the unit table.
+type leanSparse struct {
+	ix *sparse.Index
+	t  *Table
+	g  int
+}
+
+func (r *leanSparse) encode(ctx context.Context, query string) (sparse.Vector, error) {
+	q, err := r.ix.Encode(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("sparse search %s/g%s: %w", r.t.dir, corpus.SizeName(r.g), err)
+	}
+	return q, nil
+}
+
+func (r *leanSparse) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return []retrieval.Hit{}, nil
+	}
+	q, err := r.encode(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	res := r.ix.Search(q, k)
+	return r.t.hits(r.g, len(res), func(i int) (int, float64) { return res[i].Row, res[i].Score })
+}
+
+// RetrieveIn implements retrieval.Scoped.
+func (r *leanSparse) RetrieveIn(ctx context.Context, query string, k int, docs []string) ([]retrieval.Hit, error) {
+	rows, err := r.t.scopeRows(r.g, docs)
+	if err != nil || k <= 0 {
+		return nil, err
+	}
+	if strings.TrimSpace(query) == "" {
+		return []retrieval.Hit{}, nil
+	}
+	q, err := r.encode(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	res := r.ix.SearchRows(q, k, rows)
+	return r.t.hits(r.g, len(res), func(i int) (int, float64) { return res[i].Row, res[i].Score })
 }

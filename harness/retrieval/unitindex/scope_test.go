@@ -2,13 +2,18 @@ package unitindex
 
 import (
 	"context"
+	"encoding/json"
+	"hash/fnv"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 )
 
 // TestRetrieveIn checks document-scoped search against its brute-force peer: the whole index's ranking
@@ -20,20 +25,21 @@ func TestRetrieveIn(t *testing.T) {
 	dir := t.TempDir()
 	sizes := []int{2, 8, corpus.LongSize}
 	uo := corpus.UnitOptions{Sizes: sizes, LongTokens: 40}
-	for _, kind := range []string{"bm25", "dense"} {
-		if err := Build(ctx, testDocs(), filepath.Join(dir, kind), BuildOptions{Kind: kind, Units: uo}); err != nil {
+	tei := teiUnits(t)
+	for _, kind := range []string{"bm25", "dense", "sparse"} {
+		if err := Build(ctx, testDocs(), filepath.Join(dir, kind), BuildOptions{Kind: kind, Units: uo, Sparse: tei}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	queries := []string{"castle harbour", "volcano matters", "comet sentence xxx", "violin"}
 	scopes := [][]string{{"docA"}, {"docC"}, {"docB", "docH"}}
-	for _, kind := range []string{"bm25", "dense"} {
-		ix, err := Open(filepath.Join(dir, kind), Options{Sizes: sizes})
+	for _, kind := range []string{"bm25", "dense", "sparse"} {
+		ix, err := Open(filepath.Join(dir, kind), Options{Sizes: sizes, Sparse: tei})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if ix.Lean()[kind+"@long"] == nil {
+		if ix.Kind != kind || ix.Lean()[kind+"@long"] == nil {
 			t.Fatalf("%s: no long retriever in %v", kind, ix.Lean())
 		}
 		for name, r := range ix.Lean() {
@@ -86,4 +92,39 @@ func TestRetrieveIn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// teiUnits is a SPLADE stand-in served in process with text-embeddings-inference's /embed_sparse
+// JSON: each lower-cased word hashed into a vocabulary of 5000 with weight 1 + log(tf).
+func teiUnits(t *testing.T) *sparse.TEI {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Inputs []string `json:"inputs"`
+		}
+		if r.URL.Path != "/embed_sparse" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			w.Write([]byte(`{"error":"bad request","error_type":"Validation"}`))
+			return
+		}
+		out := make([][]sparse.Entry, len(req.Inputs))
+		for i, in := range req.Inputs {
+			tf := map[uint32]int{}
+			for _, word := range strings.Fields(strings.ToLower(in)) {
+				h := fnv.New32a()
+				h.Write([]byte(strings.Trim(word, ".,?")))
+				tf[h.Sum32()%5000]++
+			}
+			out[i] = []sparse.Entry{}
+			for idx, n := range tf {
+				out[i] = append(out[i], sparse.Entry{Index: idx, Value: float32(1 + math.Log(float64(n)))})
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(ts.Close)
+	c, err := sparse.NewTEI(sparse.Config{BaseURL: ts.URL, Vocab: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

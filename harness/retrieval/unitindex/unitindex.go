@@ -24,6 +24,7 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 )
 
 // UnitsFile is the unit table of one granularity, beside its index.
@@ -168,12 +169,14 @@ type Options struct {
 	Expert string
 	// BM25 overrides the BM25 parameters (nil: each index's own).
 	BM25 *bm25.Params
+	// Sparse encodes queries for sparse indexes (nil: the TEI server recorded in each index).
+	Sparse sparse.Encoder
 }
 
 // Index is an opened unit index.
 type Index struct {
 	Dir string
-	// Kind is "bm25" or "dense".
+	// Kind is "bm25", "dense" or "sparse".
 	Kind string
 	// Expert is the name used in Retrievers' keys.
 	Expert string
@@ -216,15 +219,31 @@ func Open(dir string, o Options) (*Index, error) {
 			return fail(fmt.Errorf("unit index %s: meta.json: %w", sub, err))
 		}
 		kind := "dense"
-		if head.Format == "ragbench-bm25" {
+		switch head.Format {
+		case "ragbench-bm25":
 			kind = "bm25"
+		case sparse.Format:
+			kind = "sparse"
 		}
 		if ix.Kind != "" && ix.Kind != kind {
 			return fail(fmt.Errorf("unit index %s: granularity %s is a %s index, the others %s", dir, corpus.SizeName(g), kind, ix.Kind))
 		}
 		ix.Kind = kind
 		var n int
-		if kind == "bm25" {
+		if kind == "sparse" {
+			s, err := sparse.Open(sub, o.Sparse)
+			if err != nil {
+				return fail(fmt.Errorf("unit index %s, granularity %s: %w", dir, corpus.SizeName(g), err))
+			}
+			ix.closers = append(ix.closers, s.Close)
+			ix.retr[g] = s
+			ix.lean[g] = &leanSparse{ix: s, t: t, g: g}
+			n = s.Len()
+			t.Attach(g, func(i int) (string, string, error) {
+				doc, err := s.Doc(i)
+				return doc.ID, doc.Text, err
+			})
+		} else if kind == "bm25" {
 			b, err := bm25.Open(sub)
 			if err != nil {
 				return fail(err)
