@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +17,10 @@ import (
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
+	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 )
 
 // DefaultConcurrency is the default number of questions in flight: enough to keep an LLM server's
@@ -145,6 +148,10 @@ type CorpusConfig struct {
 	// Pool names a dataset whose shipped contexts (every question of the file, not just the
 	// selected ones) form the corpus.
 	Pool string `yaml:"pool,omitempty"`
+	// Also are further corpus files (format from the extension) whose documents join the corpus
+	// after Path's or Pool's: distractor pages for a pool of long documents (the KILT pages beside
+	// nq_longdoc's). Their ids must not clash with the corpus's.
+	Also []string `yaml:"also,omitempty"`
 }
 
 // RetrievalConfig says how each dataset's corpus is searched.
@@ -166,10 +173,18 @@ type RetrievalConfig struct {
 }
 
 // UnitsConfig configures the unit indexes built on demand: one per expert kind over each listed
-// dataset's corpus, opened as the retrievers "EXPERT@G" and the unit table of Env.
+// dataset's corpus, opened as the retrievers "EXPERT@G" and the unit table of Env. The experts are
+// also named by their role, so that method settings need not change with them: "sparse@G" is splade
+// when the config has it and else bm25, "dense@G" is the dense expert (LSA, or the Dense server).
 type UnitsConfig struct {
-	// Experts are the index kinds: bm25 and/or dense (an LSA model fitted on the corpus).
+	// Experts are the index kinds: bm25, dense (an LSA model fitted on the corpus, or the Dense
+	// server's embeddings) and splade (learned sparse vectors from the Sparse server).
 	Experts []string `yaml:"experts,omitempty"`
+	// Dense, when its model is set, is the OpenAI-compatible /v1/embeddings server of the dense expert
+	// (BGE-M3, Qwen3-Embedding-4B with preset qwen3) instead of LSA.
+	Dense dense.OpenAIConfig `yaml:"dense,omitempty"`
+	// Sparse is the text-embeddings-inference server of the splade expert (SPLADE-v3).
+	Sparse sparse.Config `yaml:"sparse,omitempty"`
 	// Sizes are the granularities in sentences (default 2, 4, 8, 16, 32).
 	Sizes []int `yaml:"sizes,omitempty"`
 	// Datasets are the datasets whose corpus gets unit indexes (empty: every dataset with a corpus).
@@ -177,6 +192,24 @@ type UnitsConfig struct {
 	// LongTokens is the length of the LongRAG units that every unit index also holds (retrievers
 	// "EXPERT@long", read by the longrag baseline; default corpus.DefaultLongTokens).
 	LongTokens int `yaml:"long_tokens,omitempty"`
+}
+
+// Local returns the experts without servers, for a run with no server at all: splade becomes bm25
+// and the dense expert LSA. The role names (sparse@G, dense@G) stay, so the methods' settings do not
+// change; the resolved config says which experts ran.
+func (u UnitsConfig) Local() UnitsConfig {
+	out := u
+	out.Experts = nil
+	for _, e := range u.Experts {
+		if e == "splade" {
+			e = "bm25"
+		}
+		if !slices.Contains(out.Experts, e) {
+			out.Experts = append(out.Experts, e)
+		}
+	}
+	out.Dense, out.Sparse = dense.OpenAIConfig{}, sparse.Config{}
+	return out
 }
 
 // OpenSizes are the granularities the unit indexes hold: Sizes and the long units.
@@ -346,8 +379,13 @@ func (c Config) Validate() error {
 		bad("retrieval.backend", "%q: want bm25, index or elastic", c.Retrieval.Backend)
 	}
 	for i, e := range c.Retrieval.Units.Experts {
-		if e != "bm25" && e != "dense" {
-			bad(fmt.Sprintf("retrieval.units.experts[%d]", i), "%q: want bm25 or dense", e)
+		if e != "bm25" && e != "dense" && e != "splade" {
+			bad(fmt.Sprintf("retrieval.units.experts[%d]", i), "%q: want bm25, dense or splade", e)
+		}
+		if e == "splade" {
+			if err := c.Retrieval.Units.Sparse.Defaults().Validate(); err != nil {
+				bad("retrieval.units.sparse", "the splade expert needs its TEI server: %v", err)
+			}
 		}
 	}
 	for _, d := range c.Retrieval.Units.Datasets {

@@ -24,7 +24,9 @@ import (
 	"github.com/ragbench/ragbench/harness/ngram"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
+	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
+	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
@@ -56,6 +58,7 @@ type corpusSource struct {
 	files  []string
 	format corpus.Format
 	pool   string // dataset name whose context pool is the corpus
+	also   []string
 }
 
 // Resources resolves and opens the components of a plan.
@@ -147,13 +150,33 @@ func (r *Resources) resolveCorpus(name string) (corpusSource, error) {
 		if err != nil {
 			return corpusSource{}, fmt.Errorf("corpora.%s.pool: %w", name, err)
 		}
-		return corpusSource{name: name, files: ds.Files, pool: cc.Pool}, nil
+		also, err := findAll(name, cc.Also)
+		if err != nil {
+			return corpusSource{}, err
+		}
+		return corpusSource{name: name, files: append(append([]string(nil), ds.Files...), also...), pool: cc.Pool, also: also}, nil
 	}
 	p, err := findData(cc.Path)
 	if err != nil {
 		return corpusSource{}, fmt.Errorf("corpora.%s.path: %w", name, err)
 	}
-	return corpusSource{name: name, files: []string{p}, format: corpus.Format(cc.Format)}, nil
+	also, err := findAll(name, cc.Also)
+	if err != nil {
+		return corpusSource{}, err
+	}
+	return corpusSource{name: name, files: append([]string{p}, also...), format: corpus.Format(cc.Format), also: also}, nil
+}
+
+func findAll(name string, paths []string) ([]string, error) {
+	var out []string
+	for i, a := range paths {
+		p, err := findData(a)
+		if err != nil {
+			return nil, fmt.Errorf("corpora.%s.also[%d]: %w", name, i, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // findData resolves a relative path against the working directory, then the data directories.
@@ -213,7 +236,7 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 		}
 		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
 			for _, e := range u.Experts {
-				if err := add("units-"+e, src, map[string]any{"sizes": u.OpenSizes(), "long_tokens": u.LongTokens, "k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+				if err := add("units-"+e, src, unitOpts(u, e, r.cfg.Retrieval)); err != nil {
 					return nil, err
 				}
 			}
@@ -265,15 +288,29 @@ func (r *Resources) Ensure(ctx context.Context, n *IndexNeed) error {
 	return nil
 }
 
+// unitOpts are what a unit index of expert e depends on besides its corpus (its cache key).
+func unitOpts(u UnitsConfig, e string, rc RetrievalConfig) map[string]any {
+	o := map[string]any{"sizes": u.OpenSizes(), "long_tokens": u.LongTokens, "k1": rc.K1, "b": rc.B}
+	if e == "dense" && u.Dense.Model != "" {
+		d := u.Dense
+		o["dense"] = map[string]any{"model": d.Model, "dimensions": d.Dimensions, "preset": d.Preset, "task": d.Task,
+			"query_prefix": d.QueryPrefix, "passage_prefix": d.PassagePrefix}
+	}
+	if e == "splade" {
+		s := u.Sparse.Defaults()
+		o["sparse"] = map[string]any{"model": s.Model, "vocab": s.Vocab, "no_truncate": s.NoTruncate}
+	}
+	return o
+}
+
 func (r *Resources) openCorpus(ctx context.Context, src corpusSource) (corpus.Reader, error) {
-	if src.pool == "" {
+	if src.pool == "" && len(src.also) == 0 {
 		return corpus.Open(src.files[0], src.format)
 	}
-	ds, err := datasets.Load(ctx, src.pool, datasets.LoadOptions{})
+	pool, err := r.poolDocs(ctx, src, nil)
 	if err != nil {
 		return nil, err
 	}
-	pool, _ := corpus.Pool(ds.Examples)
 	docs := make([]corpus.Document, len(pool))
 	for i, d := range pool {
 		docs[i] = d.Document
@@ -292,43 +329,132 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 		_, err = bm25.Build(ctx, rd, out, bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B})
 	case "ngram":
 		_, err = ngram.BuildFrom(ctx, rd, out, ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true})
-	case "units-bm25", "units-dense":
+	case "units-bm25", "units-dense", "units-splade":
 		docs, derr := r.poolDocs(ctx, n.src, rd)
 		if derr != nil {
 			return derr
 		}
-		err = unitindex.Build(ctx, docs, out, unitindex.BuildOptions{
+		u := r.cfg.Retrieval.Units
+		bo := unitindex.BuildOptions{
 			Kind:  strings.TrimPrefix(n.Kind, "units-"),
-			Units: corpus.UnitOptions{Sizes: r.cfg.Retrieval.Units.OpenSizes(), LongTokens: r.cfg.Retrieval.Units.LongTokens},
+			Units: corpus.UnitOptions{Sizes: u.OpenSizes(), LongTokens: u.LongTokens},
 			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
-		})
+		}
+		emb, sp, cerr := r.unitEncoders(ctx, bo.Kind)
+		if cerr != nil {
+			return cerr
+		}
+		defer closeAll(emb, sp)
+		bo.Embedder, bo.Sparse = emb, sp
+		if bo.Kind == "splade" {
+			bo.Kind = "sparse"
+		}
+		err = unitindex.Build(ctx, docs, out, bo)
 	default:
 		err = fmt.Errorf("unknown index kind %s", n.Kind)
 	}
 	return err
 }
 
-// poolDocs reads a corpus into memory as pool documents (with the dataset's sentences for a pool).
+// unitEncoders opens the servers of a unit expert: the dense expert's embedder when Dense names a
+// model (nil: LSA), the splade expert's TEI client. The caller closes them.
+func (r *Resources) unitEncoders(ctx context.Context, kind string) (dense.Embedder, sparse.Encoder, error) {
+	u := r.cfg.Retrieval.Units
+	switch {
+	case kind == "dense" && u.Dense.Model != "":
+		e, err := dense.NewOpenAI(ctx, u.Dense)
+		if err != nil {
+			return nil, nil, fmt.Errorf("retrieval.units.dense: %w", err)
+		}
+		return e, nil, nil
+	case kind == "splade":
+		s, err := sparse.NewTEI(u.Sparse)
+		if err != nil {
+			return nil, nil, fmt.Errorf("retrieval.units.sparse: %w", err)
+		}
+		return nil, s, nil
+	}
+	return nil, nil, nil
+}
+
+func closeAll(xs ...any) {
+	for _, x := range xs {
+		if c, ok := x.(io.Closer); ok && c != nil {
+			c.Close()
+		}
+	}
+}
+
+// poolDocs reads a corpus into memory as pool documents (with the dataset's sentences for a pool),
+// followed by the documents of its also files.
 func (r *Resources) poolDocs(ctx context.Context, src corpusSource, rd corpus.Reader) ([]corpus.PoolDoc, error) {
+	var docs []corpus.PoolDoc
+	read := func(rd corpus.Reader) error {
+		for {
+			d, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			docs = append(docs, corpus.PoolDoc{Document: d})
+		}
+	}
 	if src.pool != "" {
 		ds, err := datasets.Load(ctx, src.pool, datasets.LoadOptions{})
 		if err != nil {
 			return nil, err
 		}
-		docs, _ := corpus.Pool(ds.Examples)
-		return docs, nil
-	}
-	var docs []corpus.PoolDoc
-	for {
-		d, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
+		docs, _ = corpus.Pool(ds.Examples)
+	} else if rd != nil && len(src.also) == 0 {
+		if err := read(rd); err != nil {
+			return nil, err
 		}
+	} else {
+		f, err := corpus.Open(src.files[0], src.format)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, corpus.PoolDoc{Document: d})
+		err = read(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
+	ids := map[string]bool{}
+	for _, d := range docs {
+		ids[d.ID] = true
+	}
+	for _, a := range src.also {
+		f, err := corpus.Open(a, corpus.FormatAuto)
+		if err != nil {
+			return nil, err
+		}
+		n := len(docs)
+		err = read(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs[n:] {
+			if ids[d.ID] {
+				return nil, fmt.Errorf("corpus %s: document id %q of %s is already in the corpus", src.name, d.ID, a)
+			}
+			ids[d.ID] = true
+		}
+	}
+	return docs, nil
+}
+
+// roleOf is the role name expert e also serves under: "sparse" for splade, and for bm25 when the
+// config has no splade; "" otherwise (dense is its own role).
+func roleOf(e string, experts []string) string {
+	switch {
+	case e == "splade", e == "bm25" && !contains(experts, "splade"):
+		return "sparse"
+	}
+	return ""
 }
 
 func contains(list []string, s string) bool {
@@ -493,9 +619,17 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 				}
 				ix, _ := opened[n.Dir].(*unitindex.Index)
 				if ix == nil {
-					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.OpenSizes(), Expert: e})
+					emb, sp, err := r.unitEncoders(ctx, e)
 					if err != nil {
 						return nil, err
+					}
+					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.OpenSizes(), Expert: e, Embedder: emb, Sparse: sp})
+					if err != nil {
+						closeAll(emb, sp)
+						return nil, err
+					}
+					if c, ok := emb.(io.Closer); ok {
+						comp.closers = append(comp.closers, c)
 					}
 					opened[n.Dir] = ix
 					comp.closers = append(comp.closers, ix)
@@ -504,8 +638,14 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 					env.Retrievers = map[string]retrieval.Retriever{}
 				}
 				// Lean: ids and scores only; the methods read the selected units' texts from env.Units.
+				// Each expert is also named by its role (sparse: splade, else bm25; dense).
+				role := roleOf(e, r.cfg.Retrieval.Units.Experts)
 				for k, v := range ix.Lean() {
 					env.Retrievers[k] = v
+					if role != "" {
+						_, g, _ := strings.Cut(k, "@")
+						env.Retrievers[role+"@"+g] = v
+					}
 				}
 				if env.Units == nil {
 					env.Units = ix.Table
