@@ -146,23 +146,22 @@ func TestTEI(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		srv  teiServer
+		srv  *teiServer
 		cfg  Config
 		want []string
 		why  string
 	}{
-		{teiServer{vocab: 1000, fail: []int{429, 429}}, Config{}, nil, "429 Overloaded is retried"},
-		{teiServer{vocab: 1000, fail: []int{429, 429}}, Config{MaxRetries: 1}, []string{"429", "Overloaded", "Model is overloaded"}, "retries run out"},
-		{teiServer{vocab: 1000, fail: []int{424}}, Config{}, []string{"424", "Backend", "SPLADE"}, "a model without a sparse head"},
-		{teiServer{vocab: 1000, maxBatch: 2}, Config{BatchSize: 3}, []string{"413", "maximum allowed batch size 2"}, "a batch over the server's limit"},
-		{teiServer{vocab: 1000, fail: []int{422}}, Config{}, []string{"422", "Validation"}, "validation errors are not retried"},
-		{teiServer{vocab: 1000, outside: true}, Config{}, []string{"vocabulary", "index 1000", "1000 entries", "vector 1 of"}, "an index outside the declared vocabulary"},
-		{teiServer{vocab: 1000}, Config{Vocab: 500}, []string{"vocabulary", "500 entries"}, "a server with a larger vocabulary than declared"},
-		{teiServer{vocab: 1000, short: true}, Config{}, []string{"2 vectors for 3 inputs"}, "a vector missing"},
+		{&teiServer{vocab: 1000, fail: []int{429, 429}}, Config{}, nil, "429 Overloaded is retried"},
+		{&teiServer{vocab: 1000, fail: []int{429, 429}}, Config{MaxRetries: 1}, []string{"429", "Overloaded", "Model is overloaded"}, "retries run out"},
+		{&teiServer{vocab: 1000, fail: []int{424}}, Config{}, []string{"424", "Backend", "SPLADE"}, "a model without a sparse head"},
+		{&teiServer{vocab: 1000, maxBatch: 2}, Config{BatchSize: 3}, []string{"413", "maximum allowed batch size 2"}, "a batch over the server's limit"},
+		{&teiServer{vocab: 1000, fail: []int{422}}, Config{}, []string{"422", "Validation"}, "validation errors are not retried"},
+		{&teiServer{vocab: 1000, outside: true}, Config{}, []string{"vocabulary", "index 1000", "1000 entries", "vector 1 of"}, "an index outside the declared vocabulary"},
+		{&teiServer{vocab: 1000}, Config{Vocab: 500}, []string{"vocabulary", "500 entries"}, "a server with a larger vocabulary than declared"},
+		{&teiServer{vocab: 1000, short: true}, Config{}, []string{"2 vectors for 3 inputs"}, "a vector missing"},
 	}
 	for _, tc := range cases {
-		s := tc.srv
-		c := newTEI(t, &s, tc.cfg)
+		c := newTEI(t, tc.srv, tc.cfg)
 		_, err := c.Encode(ctx, []string{"castle river", "violin bow", "comet tail"})
 		if tc.want == nil {
 			if err != nil {
