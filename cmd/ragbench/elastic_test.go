@@ -142,3 +142,19 @@ func TestElasticRetriesAreVisible(t *testing.T) {
 		t.Fatalf("refused loopback port: exit %d after %v, stderr %q; want a prompt failure without retries", code, time.Since(start), stderr)
 	}
 }
+
+func TestElasticKNNUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"elastic", "search", "--knn", "exact", "-q", "x"}, "--knn needs --embed-model"},
+		{[]string{"elastic", "search", "--knn", "ivf", "--embed-model", "m", "-q", "x"}, `knn.mode "ivf"`},
+		{[]string{"elastic", "index", "--tsv", "x.tsv", "--knn", "hnsw"}, "--knn needs --embed-model"},
+	} {
+		_, errOut, code := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Fatalf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

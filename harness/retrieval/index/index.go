@@ -116,6 +116,9 @@ func (c Config) Validate() error {
 		if _, err := elastic.New(c.Elastic); err != nil {
 			errs = append(errs, fmt.Errorf("index.elastic: %w", err))
 		}
+		if c.Elastic.KNN != nil && c.Embedder.Model == "" {
+			errs = append(errs, errors.New("index.embedder.model is empty: kind elastic with a knn section embeds queries through index.embedder"))
+		}
 	case "":
 		if c.Dir == "" {
 			errs = append(errs, errors.New("index.dir is empty (give an index directory, or kind elastic)"))
@@ -191,6 +194,8 @@ type Index struct {
 	BM25    *bm25.Index
 	Dense   *dense.Index
 	Elastic *elastic.Client
+	// ElasticDense is kind elastic with a knn section: kNN search in the cluster.
+	ElasticDense *elastic.Dense
 	// Units maps each unit id of a unit index to its place (nil for an index of whole documents).
 	Units map[string]retrieval.UnitSpan
 
@@ -247,7 +252,8 @@ func (ix *Index) Close() error {
 }
 
 // Open opens the retriever cfg describes (after Defaults and Validate). ctx bounds the dense
-// embedder's first request, which learns the embedding dimension; Open contacts no other server.
+// embedder's first request, which learns the embedding dimension; Open contacts no other server, except
+// for kind elastic with a knn section, whose index mapping is checked against the embedder.
 func Open(ctx context.Context, cfg Config) (*Index, error) {
 	if cfg.Kind == "" && cfg.Dir != "" {
 		k, err := detectKind(cfg.Dir)
@@ -300,6 +306,22 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 		ix.closers = append(ix.closers, d)
 		ix.Dense, ix.Retriever = d, d
 	case KindElastic:
+		if cfg.Elastic.KNN != nil {
+			e := cfg.Embedder
+			oe, err := dense.NewOpenAI(ctx, dense.OpenAIConfig{BaseURL: e.BaseURL, Model: e.Model, Preset: e.Preset,
+				CacheDir: e.CacheDir, APIKey: os.Getenv(e.APIKeyEnv)})
+			if err != nil {
+				return nil, err
+			}
+			ix.closers = append(ix.closers, oe)
+			d, err := elastic.NewDense(ctx, cfg.Elastic, oe)
+			if err != nil {
+				ix.Close()
+				return nil, err
+			}
+			ix.ElasticDense, ix.Retriever = d, d
+			break
+		}
 		c, err := elastic.New(cfg.Elastic)
 		if err != nil {
 			return nil, err
