@@ -11,12 +11,17 @@
 //
 // # Inputs read
 //
-// A cell's generator is its records' "generator" label (the most common one). From config.yaml two
-// things are read, defensively: a fallback label for records without one (the first non-empty
-// string of generator.label, generator.name, generator.model, llm.label, llm.model) and the prices
-// (prices.prompt_per_mtok, prices.completion_per_mtok). Every other key is ignored. A cell name's
-// "@MODEL" suffix (a run sweeping models) is dropped from its table row: the model is a column group. Records are methods.Record lines; timings are methods.Timing lines, joined to records by
-// id (a record without a timing line counts as untimed, a timing without a record is a warning).
+// A cell's generator is its records' "generator" label (the most common one). From config.yaml the
+// reports read: a fallback label for records without one (the first non-empty string of
+// generator.label, generator.name, generator.model, llm.label, llm.model), the prices
+// (prices.prompt_per_mtok, prices.completion_per_mtok), each methods[] entry's paper: refs (the
+// published rows its cells reproduce: the only way a published number is placed, never by names),
+// models and llm.model (a cell's planned model), and provenance.questions (the planned questions,
+// to flag interrupted runs); compare diffs the whole file. A cell name's "@MODEL" suffix (a run
+// sweeping models) is dropped from its table row: each model is a block of rows. Records are
+// methods.Record lines; timings are the runner's timing lines (methods.Timing plus shared_ms), joined
+// to records by id (a record without a timing line counts as untimed, a timing without a record is a
+// warning). Failed records (error set) are counted, never scored.
 //
 // # Units
 //
