@@ -95,13 +95,37 @@ func (g GenerationConfig) Validate() error {
 	return nil
 }
 
+// The authors' two non-retrieval runners (WoRAGConfig.Runner).
+const (
+	// RunnerBaselines is generate_baselines.BasicRAG (main_baseline.py, their wo-RAG.json rows): demos,
+	// the template's initial instruction, the case.
+	RunnerBaselines = "baselines"
+	// RunnerQuCo is generate_quco.BasicRAG (main_quco.py with method non-retrieval): demos and the case
+	// (no instruction), special tokens skipped, assistant-style sentences filtered out of the output.
+	RunnerQuCo = "quco"
+)
+
 // WoRAGConfig configures Wo-RAG.
 type WoRAGConfig struct {
 	GenerationConfig
+	// Runner names which of the authors' non-retrieval runners to reproduce: "baselines" (default)
+	// or "quco".
+	Runner string `json:"runner"`
 }
 
 // DefaultWoRAG returns Wo-RAG's defaults.
-func DefaultWoRAG() WoRAGConfig { return WoRAGConfig{blDefaultGeneration()} }
+func DefaultWoRAG() WoRAGConfig { return WoRAGConfig{blDefaultGeneration(), RunnerBaselines} }
+
+// Validate reports the first invalid field.
+func (c WoRAGConfig) Validate() error {
+	if err := c.GenerationConfig.Validate(); err != nil {
+		return err
+	}
+	if c.Runner != RunnerBaselines && c.Runner != RunnerQuCo {
+		return fmt.Errorf("runner %q: want %s or %s", c.Runner, RunnerBaselines, RunnerQuCo)
+	}
+	return nil
+}
 
 // RetrievalConfig adds the retrieval depth to GenerationConfig.
 type RetrievalConfig struct {
@@ -205,6 +229,19 @@ func (m *WoRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Predi
 	r := newBLRun(m.Name(), env, ex)
 	if err := r.setup(m.cfg.GenerationConfig, "generator", "prompts"); err != nil {
 		return r.pred(""), err
+	}
+	if m.cfg.Runner == RunnerQuCo {
+		// generate_quco.BasicRAG.inference: no instruction; its generator decodes with
+		// skip_special_tokens=True, as servers return text; then filter_invalid_sentences.
+		resp, err := r.generate(ctx, 1, r.demos+r.caseText, m.cfg.MaxTokens, false)
+		if err != nil {
+			return r.pred(""), err
+		}
+		kept, dropped := filterAssistant(resp.Text)
+		for _, d := range dropped {
+			r.event(Event{Round: 1, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
+		}
+		return r.finish(ctx, kept, m.cfg.FinishOptions)
 	}
 	prompt := r.demos + r.tmpl.Initial.Instruction + r.caseText
 	resp, err := r.generate(ctx, 1, prompt, m.cfg.MaxTokens, false)

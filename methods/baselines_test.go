@@ -250,6 +250,13 @@ func TestBaselinesScripted(t *testing.T) {
 			wantKinds: []string{"question", "generate", "answer"}},
 		{name: "wo-rag-hotpotqa-completion", method: "wo-rag", dataset: "hotpotqa", replies: []methodtest.Reply{blReply(" Alpha was directed by Bo.\n\nQuestion: next?")},
 			completion: "Oslo.", wantCalls: 1, wantAnswerCalls: 1, wantAnswer: "Oslo."},
+		{name: "wo-rag-quco-runner", method: "wo-rag", settings: map[string]any{"runner": "quco", "prompt_key": "new_prompt_v1"},
+			replies:   []methodtest.Reply{blReply(" Sure, here is the answer.\nAlpha was directed by Bo.\n\nBo was born in Oslo. So the answer is Oslo.")},
+			wantCalls: 1, wantRet: 0, wantQueries: []string{}, wantAnswer: "Oslo",
+			wantKinds: []string{"question", "generate", "filter", "answer"}},
+		{name: "wo-rag-quco-runner-completion", method: "wo-rag", dataset: "hotpotqa", settings: map[string]any{"runner": "quco"},
+			replies: []methodtest.Reply{blReply("Certainly! Alpha was directed by Bo.")}, completion: "Oslo.",
+			wantCalls: 1, wantAnswerCalls: 1, wantAnswer: "Oslo."},
 		{name: "sr-rag", method: "sr-rag", replies: []methodtest.Reply{blReply(" Bo was born in Oslo. So the answer is Oslo.")},
 			wantCalls: 1, wantRet: 1, wantQueries: []string{blQuestion}, wantAnswer: "Oslo"},
 		{name: "sr-rag-new_prompt_v1-top2", method: "sr-rag", settings: map[string]any{"prompt_key": "new_prompt_v1", "top_k": 2},
@@ -290,6 +297,7 @@ func TestBaselineSettings(t *testing.T) {
 		why      string
 	}{
 		{"wo-rag", map[string]any{"top_k": 3}, "unknown setting \"top_k\"", "wo-rag does not retrieve"},
+		{"wo-rag", map[string]any{"runner": "main"}, "runner \"main\"", "the authors' runners are baselines and quco"},
 		{"sr-rag", map[string]any{"fix_length": 3}, "unknown setting \"fix_length\"", "only fl-rag has fix_length"},
 		{"fl-rag", map[string]any{"fix_length": 0}, "fix_length 0", "a step must generate"},
 		{"fs-rag", map[string]any{"top_k": 0}, "top_k 0", "retrieval needs k >= 1"},

@@ -424,8 +424,19 @@ func (s *quco) generate(ctx context.Context, prompt, kind string, docs []passage
 
 // filter drops assistant-style sentences and rejoins the rest with single spaces.
 func (s *quco) filter(raw string) string {
+	kept, dropped := filterAssistant(raw)
+	for _, d := range dropped {
+		s.emit(Event{Round: s.round, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
+	}
+	return kept
+}
+
+// filterAssistant is the authors' filter_invalid_sentences: the text's sentences, stripped, without
+// those holding an assistant-style phrase (lower-cased), joined by single spaces. dropped lists each
+// dropped sentence with its phrase.
+func filterAssistant(raw string) (kept string, dropped [][2]string) {
 	sents := text.SplitSentences(raw)
-	kept := sents[:0]
+	out := sents[:0]
 	for _, sent := range sents {
 		low := strings.ToLower(sent)
 		hit := ""
@@ -436,12 +447,12 @@ func (s *quco) filter(raw string) string {
 			}
 		}
 		if hit != "" {
-			s.emit(Event{Round: s.round, Kind: "filter", Text: sent, Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", hit)})
+			dropped = append(dropped, [2]string{sent, hit})
 			continue
 		}
-		kept = append(kept, sent)
+		out = append(out, sent)
 	}
-	return strings.Join(kept, " ")
+	return strings.Join(out, " "), dropped
 }
 
 // passage is a retrieved passage: its id and the text that goes into prompts.
