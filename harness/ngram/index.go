@@ -28,10 +28,8 @@ var ErrQueryTooLong = fmt.Errorf("query longer than %d tokens", MaxQueryTokens)
 
 // OpenOptions configures OpenIndex.
 type OpenOptions struct {
-	// Verify checks every file's CRC-32C against the manifest on this open, whatever was remembered.
-	// Without it, Open still checks every file's size, checks the small files' checksums every time,
-	// and checks each large file's checksum once: the result is remembered in VerifiedFile against the
-	// file's size and modification time, so a later open reads only files that changed since.
+	// Verify is kept so that callers and configs that set it still build and load: every Open checks
+	// every file's size and CRC-32C against the manifest, with or without it.
 	Verify bool
 	// TokenWidth is the token width of an index without manifest.json (one made by Infini-gram's own
 	// indexer): 2 (u16, the default) or 4.
@@ -49,13 +47,13 @@ type Index struct {
 	sep    uint32
 	tokens uint64
 	maps   [][]byte
-	// checked and trusted count the files whose checksums Open read and those it trusted by stamp.
-	checked, trusted int
+	// checked counts the files whose checksums Open read.
+	checked int
 }
 
-// Verified returns how many index files Open checked against their checksums and how many it trusted
-// because they had not changed since an earlier check.
-func (ix *Index) Verified() (checked, trusted int) { return ix.checked, ix.trusted }
+// Verified returns how many index files Open checked against their checksums (every file the
+// manifest lists a checksum for).
+func (ix *Index) Verified() (checked int) { return ix.checked }
 
 type shard struct {
 	ds, sa, od []byte
@@ -138,8 +136,11 @@ func OpenIndex(dir string, opt OpenOptions) (*Index, error) {
 	if ix.width == 4 {
 		ix.sep = 0xFFFFFFFF
 	}
-	v := newVerifier(dir, opt.Verify)
+	v := newVerifier(dir)
 	if err := ix.openShards(v); err != nil {
+		if werr := v.wait(); werr != nil {
+			err = werr // a checksum mismatch says more than what it broke
+		}
 		ix.Close()
 		if _, verr := os.Stat(filepath.Join(dir, "vocab.txt")); verr == nil && ix.man.Format == "" {
 			return nil, fmt.Errorf("open %s: manifest.json is missing, so the files were read as an Infini-gram index and did not fit (%w); if this is a ragbench index, rebuild it with ngram build", dir, err)
@@ -148,12 +149,22 @@ func OpenIndex(dir string, opt OpenOptions) (*Index, error) {
 	}
 	if ix.man.VocabFile != "" {
 		if err := ix.loadVocab(v); err != nil {
+			if werr := v.wait(); werr != nil {
+				err = werr
+			}
 			ix.Close()
 			return nil, err
 		}
 	}
-	v.save()
-	ix.checked, ix.trusted = v.Checked, v.Trusted
+	// Nothing reads the files' contents before every checksum matched.
+	if err := v.wait(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	for _, sh := range ix.shards {
+		sh.sample()
+	}
+	ix.checked = v.Checked
 	return ix, nil
 }
 
@@ -198,9 +209,7 @@ func (ix *Index) openShards(v *verifier) error {
 				if int64(len(b)) != want.Bytes {
 					return fmt.Errorf("open %s: size %d, manifest says %d: truncated or corrupt index", path, len(b), want.Bytes)
 				}
-				if err := v.check(name, b, want.CRC32C); err != nil {
-					return err
-				}
+				v.check(name, b, want.CRC32C)
 			}
 		}
 		if len(sh.ds)%ix.width != 0 {
@@ -223,7 +232,6 @@ func (ix *Index) openShards(v *verifier) error {
 		if len(sh.od)%8 != 0 {
 			return fmt.Errorf("open %s: offset.%d has %d bytes, not a multiple of 8: corrupt index", ix.dir, s, len(sh.od))
 		}
-		sh.sample()
 		ix.tokens += sh.n
 		ix.shards = append(ix.shards, sh)
 	}
@@ -248,9 +256,7 @@ func (ix *Index) loadVocab(v *verifier) error {
 	if int64(len(data)) != ix.man.VocabBytes {
 		return fmt.Errorf("open %s: size %d, manifest says %d: truncated or corrupt index", path, len(data), ix.man.VocabBytes)
 	}
-	if err := v.check(ix.man.VocabFile, data, ix.man.VocabCRC); err != nil {
-		return err
-	}
+	v.check(ix.man.VocabFile, data, ix.man.VocabCRC)
 	ix.words = make([]string, 0, ix.man.VocabSize)
 	ix.vocab = make(map[string]uint32, ix.man.VocabSize)
 	sc := bufio.NewScanner(bytes.NewReader(data))
