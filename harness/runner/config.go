@@ -119,6 +119,10 @@ type MethodConfig struct {
 	// Tokenizer names the tokenizer the authors measured lengths with for this entry's recipe
 	// (their API-model files); it is recorded as part of the cells' identity.
 	Tokenizer string `yaml:"tokenizer,omitempty"`
+	// Endpoint is "responses" for cells whose generator is asked as the QuCo-RAG authors' API client
+	// asks (their use_llm_api files): completion requests go to the Responses endpoint with no length
+	// bound and no sampling parameters (EndpointResponses). Empty: the methods' own requests.
+	Endpoint string `yaml:"endpoint,omitempty"`
 	// Recipe is one of the authors' per-row config files, or a glob of them, relative to the
 	// reference directory (see Recipe): each file becomes one entry of the resolved config, with
 	// method, dataset, model and settings translated from it (the entry's own settings override
@@ -341,6 +345,9 @@ func (c Config) Validate() error {
 		p := fmt.Sprintf("methods[%d]", i)
 		if m.Method == "" {
 			bad(p+".method", "empty")
+		}
+		if m.Endpoint != "" && m.Endpoint != EndpointResponses {
+			bad(p+".endpoint", "%q: want %s or nothing", m.Endpoint, EndpointResponses)
 		}
 		if m.Model != "" && len(c.Models) > 0 {
 			bad(p+".model", "%s: a method with its own model is not swept over models (give one of them)", m.Model)

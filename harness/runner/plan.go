@@ -29,6 +29,8 @@ type Cell struct {
 	// Recipe and RecipeSHA256 name the authors' file the cell's settings come from; Tokenizer is
 	// the tokenizer it names (from the method config).
 	Recipe, RecipeSHA256, Tokenizer string
+	// Endpoint is the method config's Endpoint ("responses": the authors' API client's requests).
+	Endpoint string
 	// Impl is the built method.
 	Impl methods.Method
 }
@@ -122,8 +124,11 @@ func Expand(c Config) ([]*Cell, error) {
 			if err != nil {
 				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
 			}
+			if m.Endpoint == EndpointResponses {
+				impl = responsesMethod{impl}
+			}
 			cell := Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper,
-				Recipe: m.Recipe, RecipeSHA256: m.RecipeSHA256, Tokenizer: m.Tokenizer}
+				Recipe: m.Recipe, RecipeSHA256: m.RecipeSHA256, Tokenizer: m.Tokenizer, Endpoint: m.Endpoint}
 			if m.Model != "" {
 				cell.Name, cell.Model = name+"@"+modelLabel(m.Model), m.Model
 				out = append(out, &cell)

@@ -60,7 +60,10 @@ type PlanGenerator struct {
 	MaxTokens         int    `json:"max_tokens,omitempty"`
 	GenerateMaxLength int    `json:"generate_max_length,omitempty"`
 	Tokenizer         string `json:"tokenizer,omitempty"`
-	Cache             string `json:"cache,omitempty"`
+	// Requests is "responses" when the cell's requests go to the Responses endpoint as the authors'
+	// API client sends them (method config endpoint), else "method" (each method's own requests).
+	Requests string `json:"requests"`
+	Cache    string `json:"cache,omitempty"`
 }
 
 // PlanRetrieval is the cell's retriever.
@@ -120,6 +123,10 @@ func BuildPlanJSON(p *Plan) (*PlanJSON, error) {
 			}
 			pc.Settings = settings
 			pc.Generator = planGenerator(c, pc.Model, cell.Tokenizer, settings)
+			pc.Generator.Requests = "method"
+			if cell.Endpoint != "" {
+				pc.Generator.Requests = cell.Endpoint
+			}
 			pc.Retrieval = planRetrieval(c, d, settings)
 			if cell.Method == methods.QuCoName {
 				pc.Ngram = planNgram(c, d)

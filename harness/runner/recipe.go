@@ -42,6 +42,8 @@ type Recipe struct {
 	Model string
 	// Tokenizer is the tokenizer the authors measured lengths with (tokenizer_name_or_path), if any.
 	Tokenizer string
+	// Endpoint is EndpointResponses for the authors' API runs (use_llm_api: true).
+	Endpoint string
 	// Sample is the number of questions the authors answered (the first ones: shuffle false).
 	Sample int
 	// Settings are the method's settings the file sets.
@@ -334,14 +336,19 @@ func (r *Recipe) translate(raw map[string]any) error {
 			r.Keys[k] = "checked against ngram.api_index when ngram.backend is api"
 		case "api_base_url":
 			r.needs.apiBase = s
-			r.Keys[k] = "checked against llm.base_url when llm.backend is openai and base_url is set"
+			r.Keys[k] = "the authors' endpoint; this run's is llm.base_url (a gateway to the same API may differ), shown as generator.endpoint"
 		case "use_llm_api":
 			b, ok := v.(bool)
 			if !ok {
 				return fmt.Errorf("key %s: %v is not true or false", k, v)
 			}
 			r.needs.useAPI = b
-			r.Keys[k] = "generator at an OpenAI-compatible API (llm.backend openai)"
+			if b {
+				r.Endpoint = EndpointResponses
+				r.Keys[k] = "endpoint responses: every generator request as the authors' API client sends it (Responses API, no length bound, no sampling parameters)"
+			} else {
+				r.Keys[k] = "checked: false"
+			}
 		default:
 			return fmt.Errorf("key %s: not a key ragbench translates (the method's settings are %s)", k, strings.Join(sortedKeys(have), ", "))
 		}
@@ -491,6 +498,9 @@ func resolveRecipes(c Config) (Config, error) {
 			if e.Tokenizer == "" {
 				e.Tokenizer = r.Tokenizer
 			}
+			if e.Endpoint == "" {
+				e.Endpoint = r.Endpoint
+			}
 			e.Datasets = []string{r.Dataset}
 			e.Settings = map[string]any{}
 			for k, v := range r.Settings {
@@ -516,7 +526,7 @@ func resolveRecipes(c Config) (Config, error) {
 }
 
 // check compares the components the recipe was run with against the config's: a different BM25
-// index, extractor model, n-gram index or API endpoint is an error; a component of another kind (the
+// index, extractor model or n-gram index is an error; a component of another kind (the
 // offline reader, the rule extractor, a local n-gram index) is the config's choice, shown in the
 // dry run.
 func (r *Recipe) check(c Config) error {
@@ -544,10 +554,6 @@ func (r *Recipe) check(c Config) error {
 		if ix := c.Ngram.APIIndex; ix != "" && ix != n.ngramIndex {
 			errs = append(errs, fmt.Errorf("key infini_gram_index_name: %s, but ngram.api_index is %s", n.ngramIndex, ix))
 		}
-	}
-	if n.apiBase != "" && c.LLM.Backend == "openai" && c.LLM.BaseURL != "" &&
-		strings.TrimRight(c.LLM.BaseURL, "/") != strings.TrimRight(n.apiBase, "/") {
-		errs = append(errs, fmt.Errorf("key api_base_url: %s, but llm.base_url is %s", n.apiBase, c.LLM.BaseURL))
 	}
 	return errors.Join(errs...)
 }

@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
@@ -318,5 +323,117 @@ func TestPilotUnreachable(t *testing.T) {
 	err = DryRun(context.Background(), c, Options{Pilot: 1}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "pilot: wo-rag on 2wikimultihopqa") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("pilot against an unreachable server: %v, want an error naming the cell and the endpoint", err)
+	}
+}
+
+// recordingGen records the requests it gets and answers "ok".
+type recordingGen struct{ reqs []llm.Request }
+
+func (g *recordingGen) Generate(_ context.Context, req llm.Request) (llm.Response, error) {
+	g.reqs = append(g.reqs, req)
+	return llm.Response{Text: "ok"}, nil
+}
+
+// TestAPIRecipesUseResponses: the authors' API-model files (use_llm_api: true) make cells whose
+// completion requests go to the Responses endpoint as the authors' client sends them: the prompt as
+// input, no length bound, no stop, no sampling parameters; other requests pass unchanged.
+func TestAPIRecipesUseResponses(t *testing.T) {
+	needData(t)
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(filepath.Join(root, "configs", "quco-transfer-api.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range c.Methods {
+		want := EndpointResponses
+		if m.Recipe == "" {
+			want = "" // the GPT-4.1 FLARE cell has no authors' file
+		}
+		if m.Endpoint != want {
+			t.Errorf("%s %s: endpoint %q, want %q", m.Method, m.Recipe, m.Endpoint, want)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Fatalf("%d method entries", n)
+	}
+	rec := &recordingGen{}
+	g := responsesGenerator{rec}
+	_, _ = g.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: "Q", MaxTokens: 512, Stop: []string{"\n"}, Temperature: 0})
+	_, _ = g.Generate(context.Background(), llm.Request{Endpoint: llm.Chat, Messages: []llm.Message{{Role: "user", Content: "Q"}}, MaxTokens: 256})
+	if r := rec.reqs[0]; r.Endpoint != llm.Responses || r.MaxTokens != 0 || r.Stop != nil || !r.ServerSampling || r.Prompt != "Q" {
+		t.Errorf("completion request sent as %+v, want the authors' Responses request", r)
+	}
+	if r := rec.reqs[1]; r.Endpoint != llm.Chat || r.MaxTokens != 256 {
+		t.Errorf("chat request changed: %+v", r)
+	}
+}
+
+// TestAPIRecipeAgainstServer: a cell from the authors' GPT-4.1 Wo-RAG file, run against an in-process
+// server answering in the Responses API's JSON, sends every request to /v1/responses with the prompt as
+// input, the file's model, and neither max_output_tokens nor temperature (the authors' client sends
+// neither); the record carries the answer.
+func TestAPIRecipeAgainstServer(t *testing.T) {
+	needData(t)
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		mu.Lock()
+		m["path"] = r.URL.Path
+		bodies = append(bodies, m)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"resp_1","object":"response","created_at":1741484430,"status":"completed","error":null,"incomplete_details":null,"model":"gpt-4.1-2025-04-14","output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Paris is the capital. So the answer is Paris.","annotations":[]}]}],"usage":{"input_tokens":400,"output_tokens":12,"total_tokens":412}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	y := fmt.Sprintf(`name: api
+index_cache: %s
+datasets:
+  - {name: 2wikimultihopqa, limit: 2}
+methods:
+  - {recipe: quco-rag/config/API-gpt-4.1/2WikiMultihopQA/wo-RAG.json}
+llm: {backend: openai, base_url: %q, max_retries: -1, concurrency: 1}
+`, indexCache, srv.URL+"/v1")
+	c, err := Parse("api.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res, err := Execute(context.Background(), c, Options{Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors > 0 || res.Done != 2 {
+		t.Fatalf("answered %d, failed %d", res.Done, res.Errors)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	for i, b := range bodies {
+		if b["path"] != "/v1/responses" || b["model"] != "gpt-4.1" {
+			t.Errorf("request %d: %v for %v, want /v1/responses for gpt-4.1", i, b["path"], b["model"])
+		}
+		for _, k := range []string{"max_output_tokens", "temperature", "top_p", "tools"} {
+			if _, ok := b[k]; ok {
+				t.Errorf("request %d sends %s (%v); the authors' client sends none", i, k, b[k])
+			}
+		}
+		if in, _ := b["input"].(string); !strings.Contains(in, "Question:") {
+			t.Errorf("request %d: input %.80q is not the method's prompt", i, in)
+		}
+	}
+	recs, err := os.ReadFile(filepath.Join(dir, "2wikimultihopqa", "wo-rag@gpt-4.1.jsonl"))
+	if err != nil || !bytes.Contains(recs, []byte(`"prediction":"Paris"`)) {
+		t.Fatalf("records %s (%v), want the answer Paris", recs, err)
 	}
 }
