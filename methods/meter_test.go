@@ -80,13 +80,14 @@ func TestDecodeSettings(t *testing.T) {
 		{"nil settings keep defaults", nil, "", cfg{TauEntity: 1000, Key: "llama-2"}},
 		{"known keys decode", map[string]any{"tau_entity": 5, "prompt_key": "new_prompt_v1"}, "", cfg{TauEntity: 5, Key: "new_prompt_v1"}},
 		{"misspelt key is named", map[string]any{"tau_entitiy": 5}, `unknown setting "tau_entitiy"`, cfg{}},
-		{"wrong type is an error", map[string]any{"tau_entity": "high"}, "cannot unmarshal", cfg{}},
+		{"wrong type is named in the config's words, not Go's", map[string]any{"tau_entity": "high"}, "setting tau_entity: got text, want a number", cfg{}},
+		{"a list where text is wanted", map[string]any{"prompt_key": []any{"a"}}, "setting prompt_key: got a list, want text", cfg{}},
 	}
 	for _, c := range cases {
 		got := cfg{TauEntity: 1000, Key: "llama-2"}
 		err := methods.DecodeSettings(c.settings, &got)
 		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "float64") {
 				t.Errorf("%s: err %v, want %q", c.name, err, c.wantErr)
 			}
 			continue

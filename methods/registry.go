@@ -3,7 +3,9 @@ package methods
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -82,7 +84,49 @@ func DecodeSettings(settings map[string]any, dst any) error {
 		if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 			return fmt.Errorf("unknown setting %s", k)
 		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("setting %s: got %s, want %s", te.Field, jsonKind(te.Value), typeWords(te.Type))
+		}
 		return fmt.Errorf("settings: %s", strings.TrimPrefix(msg, "json: "))
 	}
 	return nil
+}
+
+// jsonKind names a JSON value kind (json.UnmarshalTypeError.Value) in a config's words.
+func jsonKind(v string) string {
+	switch {
+	case v == "string":
+		return "text"
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "a mapping"
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	}
+	return v
+}
+
+// typeWords names the value a Go type holds in a config's words, not Go's.
+func typeWords(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.String:
+		return "text"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	case reflect.Pointer:
+		return typeWords(t.Elem())
+	}
+	return "another kind of value"
 }

@@ -58,8 +58,11 @@ func reportAction(c *cli.Context) error {
 	if err := cliutil.Fractions(c, "level"); err != nil {
 		return err
 	}
-	if c.Int("resamples") < 0 || c.Int("rounds") < 1 {
-		return usagef("--resamples must not be negative and --rounds must be positive")
+	if n := c.Int("resamples"); n < 0 {
+		return usagef("--resamples %d: want 0 or more", n)
+	}
+	if n := c.Int("rounds"); n < 1 {
+		return usagef("--rounds %d: want at least 1", n)
 	}
 	if c.Float64("price-in") < 0 || c.Float64("price-out") < 0 {
 		return usagef("--price-in and --price-out must not be negative")
@@ -100,7 +103,7 @@ func reportAction(c *cli.Context) error {
 		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 	}
 	if rep.Baseline() == 0 && opts.Baseline != "" {
-		fmt.Fprintf(c.App.ErrWriter, "warning: --baseline %s matches no row; no paired tests\n", opts.Baseline)
+		return usagef("--baseline %s matches no row of the report; give a cell, method or paper name it shows", opts.Baseline)
 	}
 	out := c.String("out")
 	written, err := rep.Write(c.App.Writer, format, out, c.Bool("no-plots"))

@@ -27,6 +27,8 @@ func TestReportCommand(t *testing.T) {
 		{"paper", []string{"report", "--paper"}, 0, "no difference is computed"},
 		{"bad format", []string{"report", "-f", "xls"}, 2, ""},
 		{"no runs", []string{"report"}, 2, ""},
+		{"a baseline that matches no row is an error, not a warning", []string{"report", "--baseline", "nosuch"}, 2, ""},
+		{"a negative --resamples is named", []string{"report", "--ci", "--resamples", "-5"}, 2, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -585,7 +585,50 @@ func cleanYAMLError(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
 	msg = fieldNotFound.ReplaceAllString(msg, "unknown key $1")
+	msg = typeError.ReplaceAllStringFunc(msg, func(m string) string {
+		g := typeError.FindStringSubmatch(m)
+		return "got " + yamlTagWords(g[1]) + g[2] + ", want " + goTypeWords(g[3])
+	})
 	return strings.ReplaceAll(msg, "\n  ", "; ")
+}
+
+// typeError is yaml.v3's type error, which names YAML tags and Go types.
+var typeError = regexp.MustCompile("cannot unmarshal (!!\\w+)( `[^`]*`)? into (\\S+)")
+
+// yamlTagWords names a YAML tag in a config's words.
+func yamlTagWords(tag string) string {
+	switch tag {
+	case "!!str":
+		return "text"
+	case "!!int", "!!float":
+		return "the number"
+	case "!!bool":
+		return "the boolean"
+	case "!!seq":
+		return "a list"
+	case "!!map":
+		return "a mapping"
+	}
+	return "the value"
+}
+
+// goTypeWords names the value a Go type holds in a config's words, not Go's.
+func goTypeWords(t string) string {
+	switch {
+	case t == "time.Duration":
+		return "a duration like 30s or 2m"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "text"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return "a mapping"
 }
 
 // locate gives each FieldError of err its file and line, or the override (placed: the nodes --set

@@ -50,7 +50,8 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"unknown top-level key", base + "concurency: 3\n", nil, "line 7: unknown key concurency", "a misspelt key must not be ignored"},
 		{"unknown nested key", strings.Replace(base, "{name: nq_open}", "{name: nq_open, limt: 3}", 1), nil, "line 3: unknown key limt", "keys of list entries are checked too"},
-		{"bad type", base + "concurrency: many\n", nil, "line 7", "a type error names its line"},
+		{"bad type", base + "concurrency: many\n", nil, "line 7: got text `many`, want a whole number", "a type error names its line, in the config's words"},
+		{"bad duration", strings.Replace(base, "{backend: offline}", "{backend: offline, timeout: [5]}", 1), nil, "got a list, want a duration like 30s or 2m", "no Go type name (time.Duration) in errors"},
 		{"invalid value", base + "concurrency: -2\n", nil, "test.yaml:7: concurrency: -2", "Validate's errors get the key's line"},
 		{"undefined corpus", strings.Replace(base, "{name: nq_open}", "{name: nq_open, corpus: nope}", 1), nil, "test.yaml:3: datasets[0].corpus", "a corpus must be defined"},
 		{"bad run name", strings.Replace(base, "name: x", "name: a/b", 1), nil, "test.yaml:1: name", "the name is a directory name"},
