@@ -262,3 +262,44 @@ func TestResponsesValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionsViaResponses: with completions_via, a method's raw-prompt request reaches an API
+// model's /v1/responses as the QuCo-RAG authors' API client sends it.
+func TestCompletionsViaResponses(t *testing.T) {
+	for _, tc := range []struct {
+		via  string
+		want map[string]any // members that must be present (nil value: absent)
+	}{
+		{llm.ViaResponses, map[string]any{"input": "Question: q\nAnswer:", "temperature": nil, "max_output_tokens": nil, "stop": nil, "tools": nil}},
+		{llm.ViaResponsesBounded, map[string]any{"input": "Question: q\nAnswer:", "temperature": 0.0, "max_output_tokens": 128.0, "stop": nil}},
+	} {
+		t.Run(tc.via, func(t *testing.T) {
+			s := newResponsesServer(t)
+			s.push(200, responsesWebSearchBody)
+			t.Setenv(llm.EnvAPIKey, testKey)
+			c, err := llm.NewOpenAI(llm.Config{BaseURL: s.srv.URL + "/v1", Model: "gpt-4.1", MaxRetries: -1, CompletionsVia: tc.via})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: "Question: q\nAnswer:", MaxTokens: 128, Stop: []string{"\n\n"}})
+			if err != nil || !strings.HasPrefix(resp.Text, "Ed Wood was born") {
+				t.Fatalf("%q %v", resp.Text, err)
+			}
+			for k, v := range tc.want {
+				got, ok := s.bodies[0][k]
+				if v == nil && ok {
+					t.Errorf("%s sent %s=%v: the authors' client does not", tc.via, k, got)
+				}
+				if v != nil && got != v {
+					t.Errorf("%s: %s=%v, want %v", tc.via, k, got, v)
+				}
+			}
+			if _, err := c.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: "p", Logprobs: 1}); err == nil || !strings.Contains(err.Error(), "logprobs") {
+				t.Errorf("a logprobs request via responses: %v, want an error naming logprobs", err)
+			}
+		})
+	}
+	if err := (llm.Config{Backend: "openai", BaseURL: "http://x/v1", Model: "m", CompletionsVia: "chat"}).Validate(); err == nil {
+		t.Error("completions_via chat accepted")
+	}
+}
