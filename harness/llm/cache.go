@@ -323,3 +323,44 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 	close(f.done)
 	return f.resp, f.err
 }
+
+// tokenizeEndpoint marks the cache entries of token counts (never sent to a server as an endpoint).
+const tokenizeEndpoint Endpoint = "tokenize"
+
+// CountTokens implements Tokenizer through the cache: a count is stored like a response (endpoint
+// "tokenize", the count in Usage.PromptTokens), so that a run replayed from the cache (replay-only)
+// measures lengths as the recorded run did. A miss asks the inner generator when it is a Tokenizer
+// (ErrNoTokenizer otherwise; ErrCacheMiss in replay-only mode). Errors are not stored.
+func (c *Cache) CountTokens(ctx context.Context, text string) (int, error) {
+	t, isTok := c.inner.(Tokenizer)
+	if c.mode == CacheOff || c.store == nil {
+		if !isTok {
+			return 0, ErrNoTokenizer
+		}
+		return t.CountTokens(ctx, text)
+	}
+	req := Request{Endpoint: tokenizeEndpoint, Prompt: text}
+	key := Key(c.id, req)
+	if resp, ok, err := c.store.Get(ctx, key); err != nil {
+		return 0, err
+	} else if ok {
+		return resp.Usage.PromptTokens, nil
+	}
+	if c.mode == CacheReplayOnly {
+		return 0, fmt.Errorf("%w: token count for model %q (key %x)", ErrCacheMiss, c.id.Model, key[:6])
+	}
+	if !isTok {
+		return 0, ErrNoTokenizer
+	}
+	n, err := t.CountTokens(ctx, text)
+	if err != nil {
+		return 0, err
+	}
+	if c.mode == CacheReadWrite {
+		if err := c.store.Put(context.WithoutCancel(ctx), key, c.id, req, Response{Usage: Usage{PromptTokens: n}}); err != nil {
+			c.writeErrors.Add(1)
+			c.lastWriteErr.Store(&err)
+		}
+	}
+	return n, nil
+}

@@ -98,8 +98,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{Backend: b}
-	if t, ok := b.(Tokenizer); ok {
-		c.tok = NewTokenCache(t)
+	_, isTok := b.(Tokenizer)
+	if isTok {
+		c.tok = NewTokenCache(b.(Tokenizer))
 	}
 	g := b
 	if cfg.Cache.Mode != CacheOff {
@@ -110,6 +111,9 @@ func New(cfg Config) (*Client, error) {
 		c.store = st
 		c.Cache = NewCache(b, st, cfg.Cache.Mode, Identity{Backend: cfg.Backend, BaseURL: cfg.BaseURL, Model: cfg.Model})
 		g = c.Cache
+		if isTok {
+			c.tok = NewTokenCache(c.Cache) // counts are stored with the responses, for replay
+		}
 	}
 	c.Accounting = NewAccounting(g, nil)
 	return c, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -118,5 +119,37 @@ func TestCountTokensOfflineBackend(t *testing.T) {
 	}
 	if _, err := c.CountTokens(context.Background(), "x"); err == nil {
 		t.Fatal("a refused connection counted tokens")
+	}
+}
+
+// TestCountTokensReplay: token counts are stored in the response cache, so that a run replayed from
+// it (replay-only, no server) measures lengths as the recorded run did.
+func TestCountTokensReplay(t *testing.T) {
+	t.Setenv(llm.EnvAPIKey, testKey)
+	var calls atomic.Int32
+	srv := tokenizeServer(t, "vllm", &calls)
+	path := filepath.Join(t.TempDir(), "llm.sqlite")
+	rec, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Cache: llm.CacheConfig{Path: path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rec.CountTokens(context.Background(), "Rome is a city."); err != nil || n != 5 {
+		t.Fatalf("recording: %d %v", n, err)
+	}
+	rec.Close()
+	srv.Close()
+	rep, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Cache: llm.CacheConfig{Path: path, Mode: llm.CacheReplayOnly}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Close()
+	if n, err := rep.CountTokens(context.Background(), "Rome is a city."); err != nil || n != 5 {
+		t.Errorf("replay: %d %v, want the recorded 5", n, err)
+	}
+	if _, err := rep.CountTokens(context.Background(), "never counted"); !errors.Is(err, llm.ErrCacheMiss) {
+		t.Errorf("an unrecorded count in replay-only: %v, want ErrCacheMiss", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d tokenize requests, want 1", calls.Load())
 	}
 }
