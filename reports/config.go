@@ -19,6 +19,7 @@ type runConfig struct {
 		Label    string            `yaml:"label"`
 		Datasets []string          `yaml:"datasets"`
 		Sweep    map[string]any    `yaml:"sweep"`
+		Model    string            `yaml:"model"`
 		Paper    []runner.PaperRef `yaml:"paper"`
 	} `yaml:"methods"`
 	Models []string `yaml:"models"`
@@ -105,14 +106,23 @@ func (rc runConfig) attach(r *Run) {
 			if name == "" {
 				name = e.Method
 			}
-			if name != label || (len(e.Datasets) > 0 && !containsDataset(e.Datasets, c.Dataset)) {
+			// The entry of a cell: its label, its datasets, and a sweep exactly when the cell name
+			// has swept settings.
+			if name != label || (len(e.Datasets) > 0 && !containsDataset(e.Datasets, c.Dataset)) || (len(e.Sweep) > 0) != (len(c.Settings) > 0) {
 				continue
+			}
+			// An entry with its own model (a recipe's) names the cells of that model only.
+			if e.Model != "" && cellModel(c.Name) != "" {
+				if modelLabel(e.Model) != cellModel(c.Name) {
+					continue
+				}
+				c.Model = e.Model
 			}
 			for _, ref := range e.Paper {
 				if canonicalDataset(ref.Dataset) != canonicalDataset(c.Dataset) {
 					continue
 				}
-				if refFitsCell(ref.Method, c.Settings) {
+				if len(c.Settings) == 0 || refFitsCell(ref.Method, c.Settings) {
 					c.Paper = append(c.Paper, ref)
 				}
 			}
@@ -120,9 +130,11 @@ func (rc runConfig) attach(r *Run) {
 	}
 }
 
+// containsDataset reports whether a config's dataset list names d (a run directory's dataset, which
+// may be the resolved name: hotpotqa-distractor for hotpotqa).
 func containsDataset(list []string, d string) bool {
 	for _, x := range list {
-		if x == d {
+		if x == d || canonicalDataset(x) == canonicalDataset(d) {
 			return true
 		}
 	}
@@ -146,12 +158,11 @@ func modelLabel(m string) string {
 	return m
 }
 
-// refFitsCell says whether a published row named by a method entry is the one a cell of that entry
-// reproduces: the settings written in the row's name ("QuCo-RAG window=50": 50) are exactly the
-// values of the cell's swept settings (its bracketed ones, in the order of their sorted keys). A
-// row without settings ("QuCo-RAG") is the entry's cell without swept settings; a sweep's cells
-// take only the rows that name their values, so a published number is never placed beside a
-// sweep point it does not describe.
+// refFitsCell says whether a published row named by a sweep's method entry is the one a cell of the
+// sweep reproduces: the settings written in the row's name ("QuCo-RAG window=50": 50) are exactly the
+// values of the cell's swept settings (its bracketed ones, in the order of their sorted keys), so a
+// published number is never placed beside a sweep point it does not describe. (An entry without a
+// sweep has one cell per dataset, which reproduces every row the entry names.)
 func refFitsCell(method string, settings map[string]string) bool {
 	var want []string
 	_, rest, _ := strings.Cut(method, " ")

@@ -27,9 +27,10 @@ var fixtureSpecs = map[string]reportstest.Spec{
 		Methods: []reportstest.Method{
 			{Method: "wo-rag", Paper: table1And8("Wo-RAG", "2wikimultihopqa", "hotpotqa")},
 			{Method: "sr-rag", Paper: table1And8("SR-RAG", "2wikimultihopqa", "hotpotqa")},
-			{Method: "quco", Paper: append(table1And8("QuCo-RAG", "2wikimultihopqa", "hotpotqa"),
-				[4]string{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=50"},
-				[4]string{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=1000"})},
+			{Method: "quco", Paper: table1And8("QuCo-RAG", "2wikimultihopqa", "hotpotqa")},
+			{Method: "quco", Sweep: true, Paper: [][4]string{
+				{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=50"},
+				{"Sensitivity: window (later version)", "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=1000"}}},
 		},
 	},
 	"olmo": {

@@ -196,9 +196,9 @@ func TestAblationAndSensitivityTables(t *testing.T) {
 			{Method: "quco", Paper: [][4]string{{"Table 3 (ablation)", m7, "2wikimultihopqa", "QuCo-RAG"}}},
 			{Method: "quco", Label: "quco-no-stage1", Paper: [][4]string{{"Table 3 (ablation)", m7, "2wikimultihopqa", "QuCo-RAG w/o initial check"}}},
 			{Method: "quco", Label: "quco-no-stage2", Paper: [][4]string{{"Table 3 (ablation)", m7, "2wikimultihopqa", "QuCo-RAG w/o runtime check"}}},
-			{Method: "quco", Label: "qw", Paper: [][4]string{{win, m7, "2wikimultihopqa", "QuCo-RAG window=50"}, {win, m7, "2wikimultihopqa", "QuCo-RAG window=100"},
+			{Method: "quco", Label: "qw", Sweep: true, Paper: [][4]string{{win, m7, "2wikimultihopqa", "QuCo-RAG window=50"}, {win, m7, "2wikimultihopqa", "QuCo-RAG window=100"},
 				{win, m7, "2wikimultihopqa", "QuCo-RAG window=1000"}, {win, m7, "2wikimultihopqa", "QuCo-RAG window=2000"}}},
-			{Method: "quco", Label: "qa", Paper: [][4]string{{agg, m7, "2wikimultihopqa", "QuCo-RAG agg=min"}, {agg, m7, "2wikimultihopqa", "QuCo-RAG agg=avg"},
+			{Method: "quco", Label: "qa", Sweep: true, Paper: [][4]string{{agg, m7, "2wikimultihopqa", "QuCo-RAG agg=min"}, {agg, m7, "2wikimultihopqa", "QuCo-RAG agg=avg"},
 				{agg, m7, "2wikimultihopqa", "QuCo-RAG agg=max"}}},
 		}}
 	ref := loadReference(t)

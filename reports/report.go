@@ -363,6 +363,15 @@ func (r *Report) paperRow(c *Cell, tables []string) (row PaperRow, comparable, o
 			break
 		}
 	}
+	// A cell that names rows of its own model (a model sweep's entry names each model's rows) takes
+	// no other model's: the entry's Table 3 rows of OLMo-2-7B are not the 32B cell's.
+	if !found {
+		for _, ref := range c.Paper {
+			if ModelIdentity(ref.Model) == ModelIdentity(planned) {
+				return PaperRow{}, false, false
+			}
+		}
+	}
 	if !found && r.opts.PaperModel != "" {
 		for _, pr := range cands {
 			if ModelIdentity(pr.Model) == ModelIdentity(r.opts.PaperModel) {

@@ -54,7 +54,10 @@ type Spec struct {
 type Method struct {
 	Method, Label string
 	Datasets      []string
-	Paper         [][4]string
+	// Sweep marks the entry whose cells carry swept settings ("quco[window=50]"); it is written as
+	// a sweep of the settings of Cells with this label.
+	Sweep bool
+	Paper [][4]string
 }
 
 func hash(parts ...any) uint64 {
@@ -92,6 +95,31 @@ func Write(dir string, s Spec) error {
 			if len(m.Datasets) > 0 {
 				b, _ := json.Marshal(m.Datasets)
 				cfg += fmt.Sprintf("    datasets: %s\n", b)
+			}
+			if m.Sweep {
+				name := m.Label
+				if name == "" {
+					name = m.Method
+				}
+				sweep := map[string][]string{}
+				var keys []string
+				for _, cell := range s.Cells {
+					label, rest, ok := strings.Cut(cell, "[")
+					if !ok || label != name {
+						continue
+					}
+					for _, kv := range strings.Split(strings.TrimSuffix(rest, "]"), ",") {
+						k, v, _ := strings.Cut(kv, "=")
+						if _, seen := sweep[k]; !seen {
+							keys = append(keys, k)
+						}
+						sweep[k] = append(sweep[k], v)
+					}
+				}
+				cfg += "    sweep:\n"
+				for _, k := range keys {
+					cfg += fmt.Sprintf("      %s: [%s]\n", k, strings.Join(sweep[k], ", "))
+				}
 			}
 			if len(m.Paper) > 0 {
 				cfg += "    paper:\n"
