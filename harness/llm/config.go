@@ -54,14 +54,6 @@ type Config struct {
 	// MaxResponseBytes bounds a response body (default 16 MiB).
 	MaxResponseBytes int64 `yaml:"max_response_bytes,omitempty" json:"max_response_bytes,omitempty"`
 
-	// CompletionsVia sends raw-prompt (completions) requests to another endpoint, for API models that
-	// have no /v1/completions. "responses" sends them as the QuCo-RAG authors' API client does
-	// (use_llm_api: GPTAPIClient.simple_completion): to /v1/responses with the prompt as its input, and
-	// no max_output_tokens, temperature or stop (the model's defaults; their client drops them);
-	// "responses-bounded" sends max_output_tokens and temperature (0: greedy) too. Requests asking
-	// for log-probabilities fail: the Responses endpoint gives none. Empty: as asked.
-	CompletionsVia string `yaml:"completions_via,omitempty" json:"completions_via,omitempty"`
-
 	// Cache is the response cache (off when Path is empty or Mode is off).
 	Cache CacheConfig `yaml:"cache,omitempty" json:"cache,omitempty"`
 }
@@ -73,12 +65,6 @@ type CacheConfig struct {
 	// Mode is off, read, readwrite or replay-only (default readwrite when Path is set).
 	Mode CacheMode `yaml:"mode,omitempty" json:"mode,omitempty"`
 }
-
-// The values of Config.CompletionsVia.
-const (
-	ViaResponses        = "responses"
-	ViaResponsesBounded = "responses-bounded"
-)
 
 // Environment variables read by Resolve.
 const (
@@ -183,11 +169,6 @@ func (c Config) Validate() error {
 	}
 	if _, err := ParseCacheMode(string(c.Cache.Mode)); err != nil && c.Cache.Mode != "" {
 		errs = append(errs, err)
-	}
-	switch c.CompletionsVia {
-	case "", ViaResponses, ViaResponsesBounded:
-	default:
-		errs = append(errs, fmt.Errorf("llm.completions_via %q: want %s or %s", c.CompletionsVia, ViaResponses, ViaResponsesBounded))
 	}
 	if c.Cache.Mode != "" && c.Cache.Mode != CacheOff && c.Cache.Path == "" {
 		errs = append(errs, fmt.Errorf("llm.cache.mode %s needs llm.cache.path", c.Cache.Mode))

@@ -119,12 +119,6 @@ func (o *OpenAI) Normalize(req Request) Request {
 	if req.MaxTokens == 0 {
 		req.MaxTokens = o.cfg.MaxTokens
 	}
-	if req.Endpoint == Completions && o.cfg.CompletionsVia != "" {
-		req.Endpoint, req.Stop = Responses, nil
-		if o.cfg.CompletionsVia == ViaResponses {
-			req.ServerSampling, req.MaxTokens = true, 0
-		}
-	}
 	return req
 }
 
