@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,6 +22,11 @@ import (
 // run ends cleanly (every question answered without error). It returns the number of kills that
 // landed and the number of runs.
 func killLoop(t *testing.T, cfgPath, out string, kills int, minDelay, maxDelay time.Duration, rng *rand.Rand) (landed, runs int) {
+	return killLoopShard(t, cfgPath, out, "", kills, minDelay, maxDelay, rng)
+}
+
+// killLoopShard is killLoop running shard ("K/N"; "" for the whole run).
+func killLoopShard(t *testing.T, cfgPath, out, shard string, kills int, minDelay, maxDelay time.Duration, rng *rand.Rand) (landed, runs int) {
 	t.Helper()
 	var progress []int
 	defer func() { t.Logf("records on disk after each kill: %v", progress) }()
@@ -30,7 +36,7 @@ func killLoop(t *testing.T, cfgPath, out string, kills int, minDelay, maxDelay t
 			t.Fatalf("no clean run after %d runs and %d kills", runs, landed)
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "RUNNER_TEST_CHILD="+cfgPath, "RUNNER_TEST_OUT="+out)
+		cmd.Env = append(os.Environ(), "RUNNER_TEST_CHILD="+cfgPath, "RUNNER_TEST_OUT="+out, "RUNNER_TEST_SHARD="+shard)
 		cmd.Stderr = nil
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -93,7 +99,8 @@ func TestKillResume(t *testing.T) {
 
 // TestChaos: the LLM server answers with faults (5xx, 429, 400, truncated and cut bodies, resets)
 // and the process is killed at random moments; resumed until done, the run ends with every question
-// recorded once and files identical to an undisturbed run's.
+// recorded once and files identical to an undisturbed run's. Two shards run the same way and merged
+// are identical too; a rerun or a shard with another model is refused and changes nothing.
 func TestChaos(t *testing.T) {
 	needData(t)
 	if testing.Short() {
@@ -136,6 +143,45 @@ func TestChaos(t *testing.T) {
 	delete(want, "config.yaml")
 	delete(got, "config.yaml")
 	sameFiles(t, want, got, "chaos run")
+
+	// A change of model: the rerun is refused and the run's files stay as they are.
+	other := c
+	other.LLM.Model = "sim2"
+	otherPath := filepath.Join(work, "other")
+	os.MkdirAll(otherPath, 0o755)
+	otherCfg := writeConfig(t, otherPath, other)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "RUNNER_TEST_CHILD="+otherCfg, "RUNNER_TEST_OUT="+out)
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "llm.model: sim → sim2") {
+		t.Errorf("rerun with another model: %v %s; want a refusal naming the model", err, msg)
+	}
+	sameFiles(t, got, func() map[string][]byte { m := runFiles(t, out, false); delete(m, "config.yaml"); return m }(), "run after a refused change of model")
+
+	// Merge: two shards under faults and kills, merged, equal the undisturbed run.
+	srv.Enqueue(q...)
+	var shards []string
+	for k := 0; k < 2; k++ {
+		d := filepath.Join(work, fmt.Sprintf("shard%d", k))
+		shards = append(shards, d)
+		sl, sr := killLoopShard(t, cfgPath, d, fmt.Sprintf("%d/2", k), 3, 20*time.Millisecond, 200*time.Millisecond, rng)
+		t.Logf("shard %d/2: %d kills, %d runs", k, sl, sr)
+	}
+	merged := filepath.Join(work, "merged")
+	if _, err := Merge(merged, shards); err != nil {
+		t.Fatal(err)
+	}
+	mg := runFiles(t, merged, false)
+	delete(mg, "config.yaml")
+	sameFiles(t, want, mg, "chaos shards merged")
+	// A shard of another model does not merge.
+	od := filepath.Join(work, "shard1-sim2")
+	if _, err := Execute(context.Background(), func() Config { o := undisturbed; o.LLM.Model = "sim2"; return o }(), Options{Out: od, Shard: 1, Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(filepath.Join(work, "merged2"), []string{shards[0], od}); err == nil || !strings.Contains(err.Error(), "llm.model: sim → sim2") {
+		t.Errorf("merge with a shard of another model: %v; want a refusal naming the model", err)
+	}
 }
 
 // countLines counts the record lines of a run directory.

@@ -97,7 +97,12 @@ func childMain(path string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	res, err := Execute(context.Background(), c, Options{Out: os.Getenv("RUNNER_TEST_OUT")})
+	k, n, err := ParseShard(os.Getenv("RUNNER_TEST_SHARD"), 0, func(string) string { return "" })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	res, err := Execute(context.Background(), c, Options{Out: os.Getenv("RUNNER_TEST_OUT"), Shard: k, Shards: n})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
