@@ -118,13 +118,21 @@ func (rc runConfig) attach(r *Run) {
 				}
 				c.Model = e.Model
 			}
+			onOther := 0
 			for _, ref := range e.Paper {
 				if canonicalDataset(ref.Dataset) != canonicalDataset(c.Dataset) {
+					if len(e.Datasets) == 0 || !containsDataset(e.Datasets, ref.Dataset) {
+						// A row of a dataset the entry does not run: named, but for no cell of it.
+						onOther++
+					}
 					continue
 				}
 				if len(c.Settings) == 0 || refFitsCell(ref.Method, c.Settings) {
 					c.Paper = append(c.Paper, ref)
 				}
+			}
+			if onOther > 0 && len(c.Paper) == 0 {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s/%s: its config entry names %d published rows of another dataset (not %s); they are not placed", c.Dataset, c.Name, onOther, c.Dataset))
 			}
 		}
 	}

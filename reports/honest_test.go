@@ -297,8 +297,43 @@ func TestSharedTimeCounted(t *testing.T) {
 			t.Errorf("%s retrieval ms %v, want ≥ 50 (its own retrievals, shared or not)", cell, row)
 		}
 	}
-	cost := tableByID(r, "cost")
-	if !strings.Contains(strings.Join(cost.Notes, "\n"), "question memo") {
-		t.Errorf("cost notes do not say that shared time is included: %q", cost.Notes)
+	for _, id := range []string{"cost", "umg"} {
+		if tb := tableByID(r, id); !strings.Contains(strings.Join(tb.Notes, "\n"), "question memo") {
+			t.Errorf("%s notes do not say that shared time is included: %q", id, tb.Notes)
+		}
+	}
+}
+
+// TestUMGRowsPlaced: UMG-RAG's NQ rows (fractions in the reference) are placed in the umg table in
+// percent, with a Δ for the paper's Llama-3.2-3B; rows of another dataset than the cell's are not
+// placed, and the report says so.
+func TestUMGRowsPlaced(t *testing.T) {
+	const table = "NQ, Qwen3-Embedding-4B + Llama-3.2-3B (secondary source, provisional)"
+	spec := reportstest.Spec{Generator: "meta-llama/Llama-3.2-3B-Instruct at http://127.0.0.1:8000/v1", Model: "meta-llama/Llama-3.2-3B-Instruct",
+		Datasets: []string{"nq_open"}, Cells: []string{"standard-rag", "hybrid", "umgp"}, Questions: 20, Seed: 12,
+		Methods: []reportstest.Method{
+			{Method: "standard-rag", Paper: [][4]string{{table, "Llama-3.2-3B", "nq_open", "Standard RAG"}}},
+			{Method: "hybrid", Paper: [][4]string{{table, "Llama-3.2-3B", "nq_open", "Hybrid"}}},
+			{Method: "umgp", Paper: [][4]string{{table, "Llama-3.2-3B", "nq_open", "UMGP-RAG"}}},
+		}}
+	ref := loadReference(t)
+	r := mustBuild(t, Options{Paper: ref}, writeRun(t, "umg", spec))
+	checkPlaced(t, r, ref)
+	umg := tableByID(r, "umg")
+	if i := colIndex(umg, "f1_paper", ""); i < 0 || *rowByLabel(umg, "umgp").Values[i].V != 52.2 {
+		t.Errorf("UMGP-RAG F1 paper not 52.2 (0.522 in percent): %+v", umg.Columns)
+	}
+	if colIndex(umg, "f1_delta", "") < 0 {
+		t.Error("no Δ for the paper's own model")
+	}
+	spec.Datasets = []string{"nq_longdoc"}
+	run := writeRun(t, "umg-longdoc", spec)
+	if !strings.Contains(strings.Join(run.Warnings, "\n"), "names 1 published rows of another dataset (not nq_longdoc); they are not placed") {
+		t.Errorf("no warning for rows of another dataset: %q", run.Warnings)
+	}
+	for _, c := range run.Cells {
+		if len(c.Paper) > 0 {
+			t.Errorf("%s carries %v, rows of nq_open", c.Name, c.Paper)
+		}
 	}
 }

@@ -691,6 +691,10 @@ func (r *Report) buildTables() {
 		}
 		keys = append(keys, "ms_retrieval")
 		r.Tables = append(r.Tables, r.grouped("umg", "UMG-RAG layout: F1, answer recall (AR), AR@5 (%) and retrieval time per question (ms)", qa, r.rows, keys, []string{"NQ,"}, nil))
+		if r.sharedTime() {
+			t := r.Tables[len(r.Tables)-1]
+			t.Notes = append(t.Notes, "Retr. ms is the retrieval time each method needs on its own: retrievals a cell took from the runner's question memo (made first by another cell) count with the time they took then (shared_ms), not as free.")
+		}
 	}
 	r.Tables = append(r.Tables, r.costTable())
 	same := func(k func(*methods.Record) (string, bool)) func(*Cell) func(*methods.Record) (string, bool) {
@@ -735,6 +739,19 @@ func freqOrder() []string {
 		out[i] = b.Label
 	}
 	return out
+}
+
+// sharedTime reports whether some answered question's timing includes calls shared through the
+// runner's question memo.
+func (r *Report) sharedTime() bool {
+	for _, c := range r.Cells {
+		for _, tm := range c.Timings {
+			if len(tm.Shared) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // paperRows are the rows whose cells name a published row of the reference table named table (a
