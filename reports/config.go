@@ -92,6 +92,9 @@ func (rc runConfig) attach(r *Run) {
 				c.Planned = n
 			}
 		}
+		if len(c.Records) < c.Planned {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s/%s: %d of %d planned questions have records (an interrupted run or a shard); its numbers cover only those", c.Dataset, c.Name, len(c.Records), c.Planned))
+		}
 		c.Model = rc.LLM.Model
 		if suffix := cellModel(c.Name); suffix != "" {
 			c.Model = suffix

@@ -120,6 +120,9 @@ func TestIncompleteRunFlagged(t *testing.T) {
 			t.Errorf("table %s: no note flagging quco as 7 of 20: %q", tb.ID, tb.Notes)
 		}
 	}
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "hotpotqa/quco: 7 of 20 planned questions have records") {
+		t.Errorf("no warning for the incomplete cell: %q", w)
+	}
 	main := tableByID(r, "main")
 	if i := colIndex(main, "answered", ""); i < 0 || rowByLabel(main, "quco").Values[i].Text != "7 of 20" || rowByLabel(main, "sr-rag").Values[i].Text != "20" {
 		t.Errorf("main table's n column missing or wrong: %+v", main.Columns)
