@@ -82,7 +82,7 @@ func answerAction(c *cli.Context) error {
 
 	ex := datasets.Example{ID: "question", Dataset: c.String("dataset"), Question: strings.TrimSpace(c.String("question"))}
 	if err := methods.CheckEnv(m, env); err != nil {
-		return err
+		return componentHint(err)
 	}
 	ienv, meter := methods.Instrument(env)
 	p, runErr := m.Answer(c.Context, ienv, ex)
@@ -94,5 +94,19 @@ func answerAction(c *cli.Context) error {
 	} else if err := methods.WriteAnswer(c.App.Writer, m, env.GeneratorName, ex, p); err != nil {
 		return err
 	}
-	return runErr
+	return componentHint(runErr)
+}
+
+// componentHint turns a method's "needs a retriever" (or counter) into a usage error naming the flags
+// that give it.
+func componentHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	for comp, flags := range map[string]string{"a retriever": "--corpus FILE or --index DIR", "a counter": "--ngram-index DIR"} {
+		if strings.Contains(err.Error(), "needs "+comp) {
+			return usagef("%v: give %s", err, flags)
+		}
+	}
+	return err
 }

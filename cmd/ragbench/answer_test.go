@@ -88,7 +88,7 @@ func TestAnswerUsage(t *testing.T) {
 		{[]string{"answer", "--backend", "offline", "--method", "sr-rag", "--question", "q", "--set", "tok_k=2"}, 2, `unknown setting "tok_k"`},
 		{[]string{"answer", "--backend", "offline", "--method", "sr-rag", "--question", "q", "--set", "x"}, 2, "want KEY=VALUE"},
 		{[]string{"answer", "--backend", "offline", "--method", "sr-rag", "--question", "q", "--index", "a", "--corpus", corpus}, 2, "not both"},
-		{append([]string{"answer", "--backend", "offline", "--method", "sr-rag", "--question", "q"}, templatesFlag(t)...), 1, "needs a retriever"},
+		{append([]string{"answer", "--backend", "offline", "--method", "sr-rag", "--question", "q"}, templatesFlag(t)...), 2, "needs a retriever, and none is configured: give --corpus FILE or --index DIR"},
 	}
 	for _, c := range cases {
 		var errb bytes.Buffer

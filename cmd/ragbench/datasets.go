@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ragbench/ragbench/internal/pathcheck"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -176,6 +178,9 @@ func datasetsImport(c *cli.Context) error {
 	}
 	if !slices.Contains(datasets.ImportFormats, format) {
 		return usagef("import: unknown --from %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	n, err := datasets.ImportFile(c.Context, format, in, out, datasets.ImportOptions{Aliases: c.String("aliases")})
 	if err != nil {

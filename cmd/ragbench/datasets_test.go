@@ -135,12 +135,10 @@ func TestDatasetsFetchCLI(t *testing.T) {
 func TestDatasetsListShowsEveryCopy(t *testing.T) {
 	shared := testenv.Data(t, "nq_open/validation-00000-of-00001.parquet")
 	mine := t.TempDir()
+	// The output's folder is created (docs/datasets.md imports into ~/.cache/ragbench/data/NAME/...).
 	out := filepath.Join(mine, "nq_open", "validation-00000-of-00001.parquet")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if _, stderr, code := runCLI(t, "datasets", "import", "--from", "nq-open", writeNQJSONL(t, 3), out); code != 0 {
-		t.Fatalf("import: %s", stderr)
+		t.Fatalf("import into a folder that does not exist yet: %s", stderr)
 	}
 	t.Setenv("RAGBENCH_DATA", mine)
 	t.Setenv("RAGBENCH_CACHE", t.TempDir())

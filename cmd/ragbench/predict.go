@@ -188,7 +188,7 @@ func predictAction(c *cli.Context) error {
 		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(ids), runErr)
 	}
 	if st.Failed > 0 {
-		return fmt.Errorf("%d of %d example(s) failed; their records carry the error (rerun with the same --out to retry them)", st.Failed, len(ids))
+		return fmt.Errorf("%d of %d example(s) failed; their records carry the error, the first %s (rerun with the same --out to retry them)", st.Failed, len(ids), st.FirstError)
 	}
 	return nil
 }

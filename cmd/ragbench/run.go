@@ -103,7 +103,7 @@ func runAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(stderr, "records, timings and summary.{md,json} in %s\n", dir)
 	if res.Errors > 0 {
-		return fmt.Errorf("%d questions failed (their records hold the error); rerun to retry them", res.Errors)
+		return fmt.Errorf("%d questions failed (their records hold the error; the first: %s); rerun to retry them", res.Errors, res.FirstError)
 	}
 	return nil
 }

@@ -66,6 +66,8 @@ type Options struct {
 type Stats struct {
 	Written, Failed int
 	Elapsed         time.Duration
+	// FirstError is the first failed example in order, "ID: error" ("" when none failed).
+	FirstError string
 }
 
 // Run generates for ids (in order) and calls write with each record in that order; write's error
@@ -160,6 +162,9 @@ func Run(ctx context.Context, ids []string, o Options, write func(Record) error)
 			st.Written++
 			if rec.Error != "" {
 				st.Failed++
+				if st.FirstError == "" {
+					st.FirstError = rec.ID + ": " + rec.Error
+				}
 			}
 			<-window
 		}

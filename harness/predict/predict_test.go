@@ -103,6 +103,9 @@ func TestRunErrorsRecorded(t *testing.T) {
 	if err != nil || st.Written != 10 || st.Failed != 2 {
 		t.Fatalf("%+v %v: want 10 written, 2 failed, no run error", st, err)
 	}
+	if !strings.Contains(st.FirstError, "q003: ") || !strings.Contains(st.FirstError, "fake failure for q003") {
+		t.Errorf("FirstError %q: want the first failed example's id and cause (said on stderr)", st.FirstError)
+	}
 	for _, r := range recs {
 		failed := r.ID == "q003" || r.ID == "q007"
 		if failed != (r.Error != "") || (failed && (r.Prediction != "" || !strings.Contains(r.Error, "fake failure for "+r.ID))) {

@@ -263,6 +263,9 @@ func TestSilentServerSaysWhy(t *testing.T) {
 	if err != nil || res.Errors != 2 {
 		t.Fatalf("res %+v err %v; want 2 failed questions", res, err)
 	}
+	if !strings.Contains(res.FirstError, "rt-echo on 2wikimultihopqa question ") || !strings.Contains(res.FirstError, "no answer within llm.max_wait") {
+		t.Errorf("FirstError %q: want the first failure's question and cause (said on stderr)", res.FirstError)
+	}
 	want := "waiting for 2 generator call(s) to sim at " + srv.BaseURL()
 	if p := progress.String(); !strings.Contains(p, want) || !strings.Contains(p, "gives up after llm.max_wait 1s") {
 		t.Errorf("progress does not say what it waits for (%q):\n%s", want, p)

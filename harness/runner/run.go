@@ -55,6 +55,8 @@ type Result struct {
 	// Done counts the question-cell pairs answered by this invocation; Skipped those already
 	// recorded; Errors the failed ones (recorded with their error, retried by the next run).
 	Done, Skipped, Errors int
+	// FirstError is the first failure of this invocation, "CELL on DATASET question ID: error".
+	FirstError string
 }
 
 // RunDir returns the run directory for options o.
@@ -320,6 +322,8 @@ type runner struct {
 	dir    string
 	o      Options
 	origin origin
+	// firstFail is the first failed question's "CELL on DATASET question ID: error".
+	firstFail atomic.Pointer[string]
 }
 
 // timingLine is a line of a .timings.jsonl file: methods.Timing plus what depends on the state of
@@ -479,6 +483,9 @@ feed:
 	wg.Wait()
 	prog.stop()
 	result.Done, result.Errors = int(doneN.Load()), int(errN.Load())
+	if f := r.firstFail.Load(); f != nil {
+		result.FirstError = *f
+	}
 	if firstErr != nil {
 		return result, firstErr
 	}
@@ -533,6 +540,8 @@ func (r *runner) answer(ctx context.Context, base methods.Env, sh *shared, cr *c
 	}
 	if aerr != nil {
 		rec.Error = aerr.Error()
+		first := fmt.Sprintf("%s on %s question %s: %s", cr.c.Name, cr.d.Name, ex.ID, rec.Error)
+		r.firstFail.CompareAndSwap(nil, &first)
 	} else {
 		rec.Scores = scoreOf(ex, pred.Answer)
 	}
