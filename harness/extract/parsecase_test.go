@@ -1,7 +1,11 @@
 package extract
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -118,4 +122,67 @@ func TestAuthorsReading(t *testing.T) {
 			t.Errorf("Triplets of %q = %v, %v, %d warnings; want %v, %d (%s)", tc.out, got, err, p.Warnings(), tc.want, tc.warnings, tc.why)
 		}
 	}
+}
+
+// TestParseCaseOracle compares ParseCase with the authors' parse_case itself on 3,010 inputs
+// (testdata/parse_case_oracle.jsonl: ten fixed answers and 3,000 random strings over brackets,
+// commas, both quote kinds, backslashes, Unicode spaces and words; each line holds the input and what
+// their function returned, or the exception it raised, computed by running their src/generate_quco.py).
+func TestParseCaseOracle(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "parse_case_oracle.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		var rec struct {
+			In    string          `json:"in"`
+			Out   json.RawMessage `json:"out"`
+			Error string          `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		n++
+		got, err := ParseCase(rec.In)
+		if rec.Error != "" {
+			if err == nil {
+				t.Errorf("ParseCase(%q) = %s, theirs raised %s", rec.In, caseJSON(got), rec.Error)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseCase(%q): %v, theirs returned %s", rec.In, err, rec.Out)
+			continue
+		}
+		var want any
+		_ = json.Unmarshal(rec.Out, &want)
+		wb, _ := json.Marshal(want)
+		if g := caseJSON(got); g != string(wb) {
+			t.Errorf("ParseCase(%q) = %s, theirs %s", rec.In, g, wb)
+		}
+	}
+	if n < 3000 {
+		t.Fatalf("%d oracle lines, want 3010", n)
+	}
+}
+
+// caseJSON renders items as the JSON of the Python list parse_case returns.
+func caseJSON(items []CaseItem) string {
+	var conv func([]CaseItem) []any
+	conv = func(its []CaseItem) []any {
+		out := make([]any, len(its))
+		for i, it := range its {
+			if it.IsList {
+				out[i] = conv(it.List)
+			} else {
+				out[i] = it.Str
+			}
+		}
+		return out
+	}
+	b, _ := json.Marshal(conv(items))
+	return string(b)
 }
