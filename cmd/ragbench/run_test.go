@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,48 @@ func TestRunSetKeepsCommas(t *testing.T) {
 	_, stderr, code = runCLI(t, "run", cfg, "--dry-run", "--set", "concurrency=a,b")
 	if code != 1 || !strings.Contains(stderr, "--set concurrency=a,b: ") || strings.Contains(stderr, "want KEY=VALUE") || strings.Contains(stderr, "c.yaml") {
 		t.Errorf("--set concurrency=a,b: code %d, stderr %q; want the override named whole", code, stderr)
+	}
+}
+
+// TestRunDryRunJSONAndOffline: --dry-run --format json prints {"cells": [...]} with each cell's paper
+// rows; --offline runs a paper config with no server into NAME-offline; --format json without
+// --dry-run and an unknown format are usage errors.
+func TestRunDryRunJSONAndOffline(t *testing.T) {
+	testenv.Data(t, "2wikimultihopqa")
+	t.Setenv("RAGBENCH_CACHE", t.TempDir()) // the offline run builds its indexes here
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(root, "configs", "quco-ablation.yaml")
+	stdout, stderr, code := runCLI(t, "run", cfg, "--dry-run", "--format", "json", "--limit", "3")
+	if code != 0 {
+		t.Fatalf("dry run: code %d, %s", code, stderr)
+	}
+	var plan struct {
+		Cells []struct {
+			Cell, Recipe string
+			Paper        []map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil || len(plan.Cells) != 5 {
+		t.Fatalf("dry run JSON: %v, %d cells\n%s", err, len(plan.Cells), stdout)
+	}
+	if c := plan.Cells[1]; c.Cell != "quco-no-stage1@OLMo-2-1124-7B-Instruct" || !strings.HasSuffix(c.Recipe, "QuCo-RAG_remove_stage_1.json") || len(c.Paper) != 1 || c.Paper[0]["method"] != "QuCo-RAG w/o initial check" {
+		t.Errorf("second cell %+v, want the stage-1 ablation from its file with its Table 3 row", c)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	stdout, stderr, code = runCLI(t, "run", cfg, "--offline", "--limit", "2", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "| 2wikimultihopqa | quco-no-stage2@OLMo-2-1124-7B-Instruct | offline reader (no LLM) | 2 |") {
+		t.Fatalf("--offline: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "config.yaml")); !strings.Contains(string(b), "name: quco-ablation-offline") {
+		t.Errorf("the offline run is not named quco-ablation-offline:\n%.400s", b)
+	}
+	if _, stderr, code := runCLI(t, "run", cfg, "--format", "json"); code != 2 || !strings.Contains(stderr, "--format json goes with --dry-run") {
+		t.Errorf("--format json without --dry-run: code %d, %s", code, stderr)
+	}
+	if _, _, code := runCLI(t, "run", cfg, "--dry-run", "--format", "yaml"); code != 2 {
+		t.Errorf("--format yaml: code %d, want 2", code)
 	}
 }

@@ -437,3 +437,35 @@ llm: {backend: openai, base_url: %q, max_retries: -1, concurrency: 1}
 		t.Fatalf("records %s (%v), want the answer Paris", recs, err)
 	}
 }
+
+// FuzzRecipe: any file content either translates into settings the method accepts or is an error
+// naming the file; the translator never panics.
+//
+//	go test ./harness/runner -run XXX -fuzz FuzzRecipe -fuzztime 20s
+func FuzzRecipe(f *testing.F) {
+	f.Add([]byte(`{"method": "single-retrieval", "model_name_or_path": "m/M", "dataset": "hotpotqa", "retrieve_topk": 3, "fewshot": 8}`))
+	f.Add([]byte(`{"method": "QuCo-RAG", "model_name_or_path": "m", "dataset": "2wikimultihopqa", "ngram_threshold_question": -1, "prompt_template_key": "new_prompt_v3", "use_llm_api": true}`))
+	f.Add([]byte(`{"method": "non-retrieval", "use_web_search": true, "model_name_or_path": "gpt-4.1", "dataset": "hotpotqa", "sample": 1000, "shuffle": false}`))
+	f.Add([]byte(`{"method": "flare", "hallucination_threshold": "x"}`))
+	f.Add([]byte(`[1, 2]`))
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "paper-tables.json"), []byte(`{"rows": []}`), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadRecipe(dir, "r.json")
+		if err != nil {
+			if !strings.Contains(err.Error(), "r.json") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if r.Method == "" || r.Model == "" || r.Dataset == "" {
+			t.Fatalf("translated without method, model or dataset: %+v", r)
+		}
+	})
+}
