@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
@@ -148,5 +149,5 @@ func RemoveWebLinks(text string) string {
 	text = webLinkSite.ReplaceAllString(text, "")
 	text = webLinkMarkdown.ReplaceAllString(text, "$1")
 	text = webLinkBare.ReplaceAllString(text, "")
-	return strings.TrimSpace(text)
+	return strings.TrimFunc(text, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }) // Python's strip()
 }

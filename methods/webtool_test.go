@@ -223,3 +223,27 @@ func TestWebToolSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveWebLinksOracle compares RemoveWebLinks with the authors' remove_web_links
+// (src/gpt_api_client.py) on 2,000 random texts of citations, links, brackets and Unicode spaces
+// (testdata/webtool/remove_web_links_oracle.jsonl: each input with their function's output).
+func TestRemoveWebLinksOracle(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "webtool", "remove_web_links_oracle.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct{ In, Out string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if got := methods.RemoveWebLinks(rec.In); got != rec.Out {
+			t.Errorf("RemoveWebLinks(%q) = %q, theirs %q", rec.In, got, rec.Out)
+		}
+	}
+	if n != 2000 {
+		t.Fatalf("%d oracle lines, want 2000", n)
+	}
+}
