@@ -57,7 +57,7 @@ func TestUsageMessages(t *testing.T) {
 		t.Errorf("bare ragbench: stdout %q, stderr %q; want help and the reason on stderr", out, stderr)
 	}
 	out, stderr, _ = runCLI(t, "index", "build", "--corpus", "x.tsv")
-	if out != "" || !strings.Contains(stderr, "build needs --out") {
+	if out != "" || !strings.Contains(stderr, "index build needs --out (see 'ragbench index build --help')") {
 		t.Errorf("missing --out: stdout %q, stderr %q; want a message naming --out and nothing on stdout", out, stderr)
 	}
 	_, stderr, _ = runCLI(t, "score", "-d", "a", "--dataset", "b", "--predictions", "p")

@@ -101,10 +101,11 @@ func CheckArity(c *cli.Command) {
 	c.Action = func(ctx *cli.Context) error {
 		if n := ctx.NArg(); n > max {
 			extra := ctx.Args().Get(max)
+			path := CommandPath(ctx)
 			if max == 0 {
-				return Usagef("%s takes no arguments, got %q (see 'ragbench %s --help')", ctx.Command.FullName(), extra, ctx.Command.FullName())
+				return Usagef("%s takes no arguments, got %q (see 'ragbench %s --help')", path, extra, path)
 			}
-			return Usagef("%s takes %s, got the extra argument %q (see 'ragbench %s --help')", ctx.Command.FullName(), strings.TrimSpace(c.ArgsUsage), extra, ctx.Command.FullName())
+			return Usagef("%s takes %s, got the extra argument %q (see 'ragbench %s --help')", path, strings.TrimSpace(c.ArgsUsage), extra, path)
 		}
 		return action(ctx)
 	}
@@ -121,4 +122,17 @@ func maxArgs(usage string) int {
 		n++
 	}
 	return n
+}
+
+// CommandPath is the command's full name as typed after the program name ("index build").
+func CommandPath(ctx *cli.Context) string {
+	var names []string
+	seen := map[*cli.Command]bool{}
+	for _, c := range ctx.Lineage() {
+		if c.Command != nil && c.Command.Name != "" && c.Command.Name != ctx.App.Name && !seen[c.Command] {
+			seen[c.Command] = true
+			names = append([]string{c.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }

@@ -50,7 +50,8 @@ func SetUsageHandler(c *cli.Command) {
 				}
 			}
 			if len(missing) > 0 {
-				return Usagef("%s needs %s (see 'ragbench %s --help')", c.Name, strings.Join(missing, " and "), c.FullName())
+				path := CommandPath(ctx)
+				return Usagef("%s needs %s (see 'ragbench %s --help')", path, strings.Join(missing, " and "), path)
 			}
 			if before != nil {
 				return before(ctx)

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+// docPlaceholders fill the placeholders of runnable doc lines, in order (longest first).
+var docPlaceholders = []struct{ re, with string }{
+	{`\bCONFIG\.yaml\b`, "configs/quickstart.yaml"},
+	{`\bRUN_DIR\b|\bRUN\b|\bBASE\b|\bNEW\b`, "runs/quickstart"},
+	{`\bIDX\b`, "idx/bm25-nq"},
+	{`\bDIR\b`, "$DOCRUN_TMP"},
+}
+
+// serverLine reports whether a doc line needs a server this machine does not have (an LLM, an
+// embeddings or Elasticsearch endpoint, the Infini-gram API, the Hugging Face Hub): it must then
+// fail fast and say why.
+func serverLine(s string) bool {
+	for _, k := range []string{"127.0.0.1", "localhost", "--api", "elastic ", "llm ping", "llm bench", "--backend openai", "datasets fetch", "--embedder openai", "--embed-model", "api.openai"} {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return strings.Contains(s, "llm complete") && !strings.Contains(s, "--backend offline")
+}
+
+// TestDocCommandLinesRun runs every runnable command line of README.md and docs/ as written, in doc
+// order, in a scratch checkout (symlinks to this one, ../shared beside it), placeholders filled: each
+// must exit 0, or, needing a server, exit non-zero within a minute with a message. It takes many
+// minutes, so it runs only with RAGBENCH_DOCS_RUN=1 (and -timeout 0):
+//
+//	RAGBENCH_DOCS_RUN=1 go test ./cmd/ragbench -run TestDocCommandLinesRun -timeout 0 -v
+//
+// A line still running after RAGBENCH_DOCS_LINE_TIMEOUT (default 2m) is stopped and counted slow:
+// it fails only when it printed nothing by then.
+func TestDocCommandLinesRun(t *testing.T) {
+	if os.Getenv("RAGBENCH_DOCS_RUN") != "1" {
+		t.Skip("set RAGBENCH_DOCS_RUN=1 to run every doc command line (many minutes)")
+	}
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := filepath.Abs(filepath.Join(root, "..", "shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	repo := filepath.Join(ws, "repo")
+	bin := filepath.Join(ws, "bin")
+	os.MkdirAll(repo, 0o755)
+	os.MkdirAll(bin, 0o755)
+	if err := os.Symlink(shared, filepath.Join(ws, "shared")); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if n := e.Name(); n != "runs" && n != "idx" && !strings.HasPrefix(n, ".") {
+			os.Symlink(filepath.Join(root, n), filepath.Join(repo, n))
+		}
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "ragbench"), "./cmd/ragbench")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	lineTimeout := 2 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("RAGBENCH_DOCS_LINE_TIMEOUT")); err == nil {
+		lineTimeout = d
+	}
+	var ok, failed, slow, servers int
+	for _, l := range docCommandLines(t) {
+		if l.synopsis || l.inline || strings.Contains(l.text, "ngram serve") {
+			continue // a synopsis; a mention in prose; a server that runs until stopped
+		}
+		line := l.text
+		for _, p := range docPlaceholders {
+			line = regexp.MustCompile(p.re).ReplaceAllString(line, p.with)
+		}
+		tmp := filepath.Join(ws, "tmp", fmt.Sprint(l.line))
+		os.MkdirAll(tmp, 0o755)
+		ctx, cancel := context.WithTimeout(context.Background(), lineTimeout)
+		cmd := exec.CommandContext(ctx, "bash", "-c", line)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "DOCRUN_TMP="+tmp, "OPENAI_BASE_URL=", "OPENAI_MODEL=", "HF_ENDPOINT=http://127.0.0.1:9")
+		cmd.WaitDelay = 5 * time.Second
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		el := time.Since(start)
+		timedOut := ctx.Err() != nil
+		cancel()
+		where := fmt.Sprintf("%s:%d", l.file, l.line)
+		switch {
+		case timedOut:
+			slow++
+			if stdout.Len()+stderr.Len() == 0 {
+				t.Errorf("%s: printed nothing in %v: %s", where, lineTimeout, l.text)
+			} else {
+				t.Logf("%s: slow, stopped after %v (it was printing): %s", where, lineTimeout, l.text)
+			}
+		case serverLine(l.text):
+			servers++
+			if err == nil {
+				t.Logf("%s: a server line succeeded: %s", where, l.text)
+			} else if el > time.Minute || strings.TrimSpace(stderr.String()) == "" {
+				t.Errorf("%s: a server line failed after %v with stderr %q; want fast and clear: %s", where, el.Round(time.Second), lastLine(stderr.String()), l.text)
+			}
+		case err != nil:
+			failed++
+			t.Errorf("%s: %v in %v: %s\n\tstderr: %s", where, err, el.Round(time.Millisecond), l.text, lastLine(stderr.String()))
+		default:
+			ok++
+		}
+	}
+	t.Logf("doc lines run: %d ok, %d failed, %d slow (stopped), %d needing a server", ok, failed, slow, servers)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
