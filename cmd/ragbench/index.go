@@ -282,7 +282,7 @@ func indexBench(c *cli.Context) error {
 		return usagef("index bench: %v", err)
 	}
 	var done func()
-	cfg.Log, done = cliutil.ProgressWriter(c, false)
+	cfg.Log, done = cliutil.ProgressWriter(c, true) // a long bench says what it does on a log too
 	rep, err := bm25bench.Run(c.Context, cfg)
 	done()
 	if err != nil {

@@ -215,3 +215,12 @@ func TestRetrievalEvalNQOracle(t *testing.T) {
 		t.Errorf("stderr does not name the oracle file: %s", stderr)
 	}
 }
+
+// TestIndexBenchSaysWhatItDoes: with stderr not a terminal (a log, CI), index bench still says what
+// it is doing (the 21M-passage line printed nothing for over 5 minutes).
+func TestIndexBenchSaysWhatItDoes(t *testing.T) {
+	_, stderr, code := runCLI(t, "index", "bench", "--n", "2000", "--queries", "5", "--peer-queries", "0", "--dir", t.TempDir())
+	if code != 0 || !strings.Contains(stderr, "synthetic passages") {
+		t.Fatalf("exit %d, stderr %q; want progress on stderr", code, stderr)
+	}
+}
