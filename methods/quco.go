@@ -93,6 +93,11 @@ type QuCoConfig struct {
 	MaxQueries int `json:"max_queries"`
 	// TopK is the number of passages per retrieval (retrieve_topk, 3).
 	TopK int `json:"top_k"`
+	// QueryTokens cuts every retrieval query to its last QueryTokens tokens of the generator's
+	// tokenizer, as the authors' BM25 retriever does (max_query_length, 64), through the server's
+	// /tokenize and /detokenize (Env.Tokenizer when it is an llm.Truncator); without them the query is
+	// left as it is, as theirs is without a tokenizer. 0: no cut.
+	QueryTokens int `json:"query_max_tokens"`
 	// PadTopK pads fewer hits than top_k with empty passages, as the authors' retriever returns them
 	// (default true): a prompt then holds a line "[i] " for them (repeated empty passages collapse
 	// into one, as the authors' de-duplication does). False keeps only the hits (corrected).
@@ -137,6 +142,7 @@ func DefaultQuCoConfig() QuCoConfig {
 		MaxQueries:       -1,
 		TopK:             3,
 		PadTopK:          true,
+		QueryTokens:      64,
 		LengthTokens:     LengthServer,
 		Shots:            -1,
 		PromptKey:        "new_prompt_v1",
@@ -192,6 +198,9 @@ func (c QuCoConfig) Validate() error {
 	}
 	if c.TopK <= 0 {
 		return fmt.Errorf("setting top_k: %d, want > 0", c.TopK)
+	}
+	if c.QueryTokens < 0 {
+		return fmt.Errorf("setting query_max_tokens: %d, want >= 0 (0: no cut)", c.QueryTokens)
 	}
 	if c.Shots < -1 {
 		return fmt.Errorf("setting fewshot: %d, want >= 0 or -1 for the authors' count", c.Shots)
@@ -460,6 +469,18 @@ type passage struct{ id, text string }
 
 // retrieve runs one retrieval and returns its passages.
 func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, error) {
+	if tr, ok := s.env.Tokenizer.(llm.Truncator); ok && s.cfg.QueryTokens > 0 {
+		cut, err := tr.KeepLastTokens(ctx, query, s.cfg.QueryTokens)
+		switch {
+		case errors.Is(err, llm.ErrNoTokenizer):
+			// no tokenizer: the query as it is, as the authors' retriever without one
+		case err != nil:
+			why += "; query not cut (tokenizer: " + err.Error() + ")"
+		case cut != query:
+			why += fmt.Sprintf("; query %q cut to its last %d tokens", query, s.cfg.QueryTokens)
+			query = cut
+		}
+	}
 	hits, err := s.env.Retriever.Retrieve(ctx, query, s.cfg.TopK)
 	if err != nil {
 		s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, Reason: why + "; error: " + err.Error()})

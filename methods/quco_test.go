@@ -66,6 +66,21 @@ func (t seqTok) CountTokens(ctx context.Context, text string) (int, error) {
 	return n, nil
 }
 
+// seqCutTok is a scripted tokenizer that also cuts queries (llm.Truncator).
+type seqCutTok struct {
+	seqTok
+	cuts map[string]string
+}
+
+func (t seqCutTok) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
+	out, ok := t.cuts[text]
+	if !ok {
+		out = text
+	}
+	t.s.add("tokenizer: last %d tokens of %q -> %q", n, text, out)
+	return out, nil
+}
+
 type seqRet struct {
 	inner retrieval.Retriever
 	s     *seq
@@ -149,7 +164,10 @@ type quCase struct {
 	replies  []string
 	// tokens, when set, is the generator's tokenizer (Env.Tokenizer): text → count; a text not in it
 	// fails, as a server without /tokenize does.
-	tokens  map[string]int
+	tokens map[string]int
+	// cuts, when set, makes the tokenizer an llm.Truncator: query → its cut (a query not in it
+	// comes back as it is).
+	cuts    map[string]string
 	wantErr string
 	// want counters
 	calls, rets, answerCalls int
@@ -196,6 +214,9 @@ func runQuCo(t *testing.T, set *prompts.Set, c quCase) quResult {
 	}
 	if c.tokens != nil {
 		env.Tokenizer = seqTok{c.tokens, s}
+	}
+	if c.cuts != nil {
+		env.Tokenizer = seqCutTok{seqTok{c.tokens, s}, c.cuts}
 	}
 	ienv, meter := methods.Instrument(env)
 	ds := c.dataset
@@ -496,6 +517,13 @@ func quCases() []quCase {
 			calls:    2, rets: 0, stop: "length: 8 whitespace words > 3 (length_tokens: words)",
 		},
 		{
+			name: "query_cut", reason: "issue 23 §1.6: every retrieval query is cut to its last 64 generator tokens and decoded (the authors' BM25 max_query_length), here the stage-1 question",
+			entities: []string{"Ann Lee"}, counts: map[string]uint64{"Ann Lee": 3},
+			cuts:    map[string]string{quQuestion: "the father of Ann Lee?"},
+			replies: []string{sAnswerBob},
+			calls:   1, rets: 1, stop: "the answer is",
+		},
+		{
 			name: "pad_top_k", reason: "issue 23 §1.1: one hit of top_k 3 is padded with empty passages as the authors' retriever pads; their de-duplication keeps one, so the prompt holds \"[2] \"",
 			entities: []string{"Ann Lee"}, counts: map[string]uint64{"Ann Lee": 3},
 			hits:    map[string][]retrieval.Hit{quQuestion: {hit("a", "Ann Lee is a singer.")}},
@@ -743,7 +771,7 @@ func TestQuCoSettings(t *testing.T) {
 	}
 	got := m.(methods.Configured).Settings().(methods.QuCoConfig)
 	want := methods.QuCoConfig{TauEntity: 1000, Aggregation: "avg", QuestionQuery: "direct", TauCooc: 1, TauHead: 20, Window: 1000,
-		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, PadTopK: true, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
+		QueryFormulation: "head_relation", MaxQueries: -1, TopK: 3, QueryTokens: 64, PadTopK: true, Shots: -1, PromptKey: "new_prompt_v1", MaxLength: 128,
 		LengthTokens: "server", Braces: "doubled", Join: "authors", OnError: "fail", FinishOptions: methods.DefaultFinish}
 	if got != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
@@ -774,6 +802,7 @@ func TestQuCoSettings(t *testing.T) {
 		{map[string]any{"tau_cooc": "one"}, "tau_cooc"},
 		{map[string]any{"fewshot": -2}, "fewshot"},
 		{map[string]any{"length_tokens": "bpe"}, "length_tokens"},
+		{map[string]any{"query_max_tokens": -1}, "query_max_tokens"},
 	}
 	for _, b := range bad {
 		if _, err := methods.New("quco", b.settings); err == nil || !strings.Contains(err.Error(), b.want) {

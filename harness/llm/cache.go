@@ -364,3 +364,42 @@ func (c *Cache) CountTokens(ctx context.Context, text string) (int, error) {
 	}
 	return n, nil
 }
+
+// KeepLastTokens implements Truncator through the cache, as CountTokens does (endpoint "truncate",
+// n in MaxTokens, the cut text in Text).
+func (c *Cache) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
+	t, isCut := c.inner.(Truncator)
+	if c.mode == CacheOff || c.store == nil {
+		if !isCut {
+			return "", ErrNoTokenizer
+		}
+		return t.KeepLastTokens(ctx, text, n)
+	}
+	req := Request{Endpoint: truncateEndpoint, Prompt: text, MaxTokens: n}
+	key := Key(c.id, req)
+	if resp, ok, err := c.store.Get(ctx, key); err != nil {
+		return "", err
+	} else if ok {
+		return resp.Text, nil
+	}
+	if c.mode == CacheReplayOnly {
+		return "", fmt.Errorf("%w: query cut for model %q (key %x)", ErrCacheMiss, c.id.Model, key[:6])
+	}
+	if !isCut {
+		return "", ErrNoTokenizer
+	}
+	s, err := t.KeepLastTokens(ctx, text, n)
+	if err != nil {
+		return "", err
+	}
+	if c.mode == CacheReadWrite {
+		if err := c.store.Put(context.WithoutCancel(ctx), key, c.id, req, Response{Text: s}); err != nil {
+			c.writeErrors.Add(1)
+			c.lastWriteErr.Store(&err)
+		}
+	}
+	return s, nil
+}
+
+// truncateEndpoint marks the cache entries of query cuts.
+const truncateEndpoint Endpoint = "truncate"

@@ -77,6 +77,15 @@ type Client struct {
 	tok *TokenCache
 }
 
+// KeepLastTokens implements Truncator with the backend's tokenizer (the server's /tokenize and
+// /detokenize), cached; ErrNoTokenizer when the backend has none.
+func (c *Client) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
+	if c.tok == nil {
+		return "", ErrNoTokenizer
+	}
+	return c.tok.KeepLastTokens(ctx, text, n)
+}
+
 // CountTokens implements Tokenizer with the backend's tokenizer (the server's /tokenize), cached;
 // ErrNoTokenizer when the backend has none.
 func (c *Client) CountTokens(ctx context.Context, text string) (int, error) {

@@ -94,6 +94,7 @@ type TokenCache struct {
 	inner Tokenizer
 	mu    sync.Mutex
 	m     map[string]int
+	cut   map[string]string
 	// Asked counts the counts asked of inner.
 	asked atomic.Int64
 }
@@ -102,7 +103,9 @@ type TokenCache struct {
 const maxTokenCache = 1 << 16
 
 // NewTokenCache returns a cache in front of t.
-func NewTokenCache(t Tokenizer) *TokenCache { return &TokenCache{inner: t, m: map[string]int{}} }
+func NewTokenCache(t Tokenizer) *TokenCache {
+	return &TokenCache{inner: t, m: map[string]int{}, cut: map[string]string{}}
+}
 
 // CountTokens implements Tokenizer. Errors are not remembered.
 func (c *TokenCache) CountTokens(ctx context.Context, text string) (int, error) {
@@ -128,3 +131,111 @@ func (c *TokenCache) CountTokens(ctx context.Context, text string) (int, error) 
 
 // Asked returns how many counts were asked of the inner tokenizer.
 func (c *TokenCache) Asked() int64 { return c.asked.Load() }
+
+// Truncator cuts a text to its last n tokens of the generator's tokenizer, as the QuCo-RAG authors'
+// BM25 retriever cuts every query (max_query_length 64: tokenized without special tokens, truncated
+// on the left, decoded). The text always makes the round trip through the tokenizer, as theirs does.
+type Truncator interface {
+	KeepLastTokens(ctx context.Context, text string, n int) (string, error)
+}
+
+// KeepLastTokens implements Truncator with the server's /tokenize (no special tokens) and
+// /detokenize: vLLM answers {"prompt"}, the llama.cpp server {"content"}.
+func (o *OpenAI) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
+	if o.noTokenize.Load() {
+		return "", ErrNoTokenizer
+	}
+	var tok struct {
+		Tokens []int `json:"tokens"`
+	}
+	if err := o.post(ctx, "/tokenize", map[string]any{"model": o.cfg.Model, "prompt": text, "add_special_tokens": false,
+		"content": text, "add_special": false}, &tok); err != nil {
+		return "", err
+	}
+	ids := tok.Tokens
+	if n > 0 && len(ids) > n {
+		ids = ids[len(ids)-n:]
+	}
+	var det struct {
+		Prompt  *string `json:"prompt"`
+		Content *string `json:"content"`
+	}
+	if err := o.post(ctx, "/detokenize", map[string]any{"model": o.cfg.Model, "tokens": ids}, &det); err != nil {
+		return "", err
+	}
+	switch {
+	case det.Prompt != nil:
+		return *det.Prompt, nil
+	case det.Content != nil:
+		return *det.Content, nil
+	}
+	return "", &MalformedError{Reason: "detokenize answer has neither prompt nor content"}
+}
+
+// post sends one JSON request to the server root's path and decodes the answer into out. A missing
+// endpoint (404, 405, 501) is remembered as ErrNoTokenizer.
+func (o *OpenAI) post(ctx context.Context, path string, body, out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	actx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
+	defer cancel()
+	url := strings.TrimSuffix(tokenizeURL(o.cfg.BaseURL), "/tokenize") + path
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.key != "" {
+		req.Header.Set("Authorization", "Bearer "+o.key)
+	}
+	resp, err := o.tokHTTP.Do(req)
+	if err != nil {
+		return o.redact.err(fmt.Errorf("%s %s: %w", path, RedactURL(o.cfg.BaseURL), err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, o.cfg.MaxResponseBytes))
+	if err != nil {
+		return fmt.Errorf("%s %s: read: %w", path, RedactURL(o.cfg.BaseURL), err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented:
+		o.noTokenize.Store(true)
+		return fmt.Errorf("%w (%s: HTTP %d)", ErrNoTokenizer, RedactURL(url), resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return o.redact.err(fmt.Errorf("%s %s: HTTP %d: %s", path, RedactURL(o.cfg.BaseURL), resp.StatusCode, excerpt(data)))
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &MalformedError{Reason: path + " answer: " + err.Error(), Excerpt: o.redact.string(excerpt(data))}
+	}
+	return nil
+}
+
+// KeepLastTokens implements Truncator through the cache (ErrNoTokenizer when the inner tokenizer
+// cannot cut).
+func (c *TokenCache) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
+	t, ok := c.inner.(Truncator)
+	if !ok {
+		return "", ErrNoTokenizer
+	}
+	key := fmt.Sprintf("cut\x00%d\x00%s", n, text)
+	c.mu.Lock()
+	s, hit := c.cut[key]
+	c.mu.Unlock()
+	if hit {
+		return s, nil
+	}
+	c.asked.Add(1)
+	s, err := t.KeepLastTokens(ctx, text, n)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if len(c.cut) >= maxTokenCache {
+		c.cut = map[string]string{}
+	}
+	c.cut[key] = s
+	c.mu.Unlock()
+	return s, nil
+}

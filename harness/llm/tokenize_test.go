@@ -153,3 +153,80 @@ func TestCountTokensReplay(t *testing.T) {
 		t.Errorf("%d tokenize requests, want 1", calls.Load())
 	}
 }
+
+// cutServer tokenizes words (one id per word, kept in a vocabulary) and detokenizes ids back to
+// words joined by spaces, in vLLM's or llama.cpp's JSON; special tokens asked for are refused, as a
+// query cut must not add them.
+func cutServer(t *testing.T, flavor string, calls *atomic.Int32) *httptest.Server {
+	var vocab []string
+	id := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		switch r.URL.Path {
+		case "/tokenize":
+			text := req["prompt"]
+			if flavor == "llamacpp" {
+				text = req["content"]
+			}
+			if req["add_special_tokens"] != false || req["add_special"] != false {
+				http.Error(w, `{"error":"special tokens asked for"}`, 400)
+				return
+			}
+			ids := []int{}
+			for _, w := range strings.Fields(text.(string)) {
+				if _, ok := id[w]; !ok {
+					id[w] = len(vocab)
+					vocab = append(vocab, w)
+				}
+				ids = append(ids, id[w])
+			}
+			if flavor == "vllm" {
+				json.NewEncoder(w).Encode(map[string]any{"count": len(ids), "max_model_len": 4096, "tokens": ids})
+			} else {
+				json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+			}
+		case "/detokenize":
+			var words []string
+			for _, x := range req["tokens"].([]any) {
+				words = append(words, vocab[int(x.(float64))])
+			}
+			key := "prompt"
+			if flavor == "llamacpp" {
+				key = "content"
+			}
+			json.NewEncoder(w).Encode(map[string]any{key: strings.Join(words, " ")})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestKeepLastTokens(t *testing.T) {
+	t.Setenv(llm.EnvAPIKey, testKey)
+	for _, flavor := range []string{"vllm", "llamacpp"} {
+		t.Run(flavor, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := cutServer(t, flavor, &calls)
+			c, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.KeepLastTokens(context.Background(), "a b  c d e", 3)
+			if err != nil || got != "c d e" {
+				t.Fatalf("KeepLastTokens = %q, %v; want the last three tokens decoded, \"c d e\"", got, err)
+			}
+			got, err = c.KeepLastTokens(context.Background(), "x  y", 64)
+			if err != nil || got != "x y" {
+				t.Fatalf("a short text = %q, %v; want it decoded (the authors' round trip), \"x y\"", got, err)
+			}
+			before := calls.Load()
+			if again, _ := c.KeepLastTokens(context.Background(), "a b  c d e", 3); again != "c d e" || calls.Load() != before {
+				t.Errorf("a repeated cut asked the server again (%d requests)", calls.Load()-before)
+			}
+		})
+	}
+}
