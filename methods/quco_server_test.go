@@ -48,6 +48,7 @@ func TestQuCoAgainstServer(t *testing.T) {
 		for _, ex := range exs {
 			env := f.env(client)
 			env.GeneratorName = "vLLM test server"
+			env.Tokenizer = client // lengths and query cuts through the server's /tokenize, cached for the replay
 			ienv, meter := methods.Instrument(env)
 			p, err := m.Answer(context.Background(), ienv, ex)
 			meter.Fill(&p)
@@ -57,6 +58,9 @@ func TestQuCoAgainstServer(t *testing.T) {
 			if mode == llm.CacheReplayOnly && p.Counters.LLMCacheHits != p.Counters.Calls+p.Counters.AnswerCalls {
 				t.Errorf("%s: replay counters %+v: every call must be a cache hit", ex.ID, p.Counters)
 			}
+			if p.Signals["approx_lengths"] != 0 {
+				t.Errorf("%s: %v length(s) approximated with the server's /tokenize there", ex.ID, p.Signals["approx_lengths"])
+			}
 			p.Counters.LLMCacheHits = 0
 			b, _ := json.Marshal(p)
 			out = append(out, string(b))
@@ -64,13 +68,16 @@ func TestQuCoAgainstServer(t *testing.T) {
 		return out
 	}
 	first := run(llm.CacheReadWrite)
-	calls := srv.Count()
+	calls, toks := srv.Count(), srv.TokenizeCount()
+	if toks == 0 {
+		t.Error("no /tokenize request: lengths were not measured with the server's tokenizer")
+	}
 	if calls < int64(len(exs)) {
 		t.Fatalf("the first run made %d server calls for %d questions", calls, len(exs))
 	}
 	second := run(llm.CacheReplayOnly)
-	if srv.Count() != calls {
-		t.Errorf("the replay made %d server call(s)", srv.Count()-calls)
+	if srv.Count() != calls || srv.TokenizeCount() != toks {
+		t.Errorf("the replay made %d server call(s) and %d tokenize request(s)", srv.Count()-calls, srv.TokenizeCount()-toks)
 	}
 	for i := range first {
 		if first[i] != second[i] {

@@ -101,6 +101,8 @@ type Server struct {
 	requests []Request
 
 	count       atomic.Int64
+	tokenize    atomic.Int64
+	vocab       []string
 	inFlight    atomic.Int64
 	maxInFlight atomic.Int64
 	closing     chan struct{}
@@ -175,7 +177,81 @@ type body struct {
 	Seed        *int     `json:"seed"`
 }
 
+// TokenizeCount returns the number of /tokenize and /detokenize requests (not in Count, Requests or
+// the fault queue).
+func (s *Server) TokenizeCount() int64 { return s.tokenize.Load() }
+
+// handleTokenize serves POST /tokenize and /detokenize at the server root as vLLM and the llama.cpp
+// server do (OpenAI has neither: 404). Tokens are Tokens(text) (words with their leading space), each
+// given an id on first sight; a BOS token (id 0, "<s>") comes first when special tokens are asked for
+// (vLLM add_special_tokens, default true; llama.cpp add_special, default false).
+func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
+	s.tokenize.Add(1)
+	if s.Flavor == OpenAI {
+		s.writeError(w, http.StatusNotFound, "no route "+r.URL.Path)
+		return
+	}
+	var req map[string]any
+	if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&req); err != nil {
+		s.writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.vocab) == 0 {
+		s.vocab = []string{"<s>"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Path == "/detokenize" {
+		var b strings.Builder
+		ids, _ := req["tokens"].([]any)
+		for _, x := range ids {
+			if f, ok := x.(float64); ok && int(f) > 0 && int(f) < len(s.vocab) {
+				b.WriteString(s.vocab[int(f)])
+			}
+		}
+		key := "prompt"
+		if s.Flavor == LlamaCPP {
+			key = "content"
+		}
+		json.NewEncoder(w).Encode(map[string]any{key: b.String()})
+		return
+	}
+	text, special := req["prompt"], req["add_special_tokens"]
+	if s.Flavor == LlamaCPP {
+		text, special = req["content"], req["add_special"]
+	}
+	str, _ := text.(string)
+	ids := []int{}
+	if special == true || (special == nil && s.Flavor == VLLM) {
+		ids = append(ids, 0)
+	}
+	for _, tok := range Tokens(str) {
+		id := -1
+		for i, v := range s.vocab {
+			if v == tok {
+				id = i
+				break
+			}
+		}
+		if id < 0 {
+			id = len(s.vocab)
+			s.vocab = append(s.vocab, tok)
+		}
+		ids = append(ids, id)
+	}
+	if s.Flavor == VLLM {
+		json.NewEncoder(w).Encode(map[string]any{"count": len(ids), "max_model_len": 4096, "tokens": ids})
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/tokenize" || r.URL.Path == "/detokenize" {
+		s.handleTokenize(w, r)
+		return
+	}
 	s.count.Add(1)
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
