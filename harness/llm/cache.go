@@ -324,82 +324,66 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 	return f.resp, f.err
 }
 
-// tokenizeEndpoint marks the cache entries of token counts (never sent to a server as an endpoint).
-const tokenizeEndpoint Endpoint = "tokenize"
+// tokenizeEndpoint and truncateEndpoint mark the cache entries of token counts and query cuts
+// (never sent to a server as endpoints).
+const (
+	tokenizeEndpoint Endpoint = "tokenize"
+	truncateEndpoint Endpoint = "truncate"
+)
 
 // CountTokens implements Tokenizer through the cache: a count is stored like a response (endpoint
 // "tokenize", the count in Usage.PromptTokens), so that a run replayed from the cache (replay-only)
 // measures lengths as the recorded run did. A miss asks the inner generator when it is a Tokenizer
 // (ErrNoTokenizer otherwise; ErrCacheMiss in replay-only mode). Errors are not stored.
 func (c *Cache) CountTokens(ctx context.Context, text string) (int, error) {
-	t, isTok := c.inner.(Tokenizer)
-	if c.mode == CacheOff || c.store == nil {
-		if !isTok {
-			return 0, ErrNoTokenizer
-		}
-		return t.CountTokens(ctx, text)
-	}
-	req := Request{Endpoint: tokenizeEndpoint, Prompt: text}
-	key := Key(c.id, req)
-	if resp, ok, err := c.store.Get(ctx, key); err != nil {
-		return 0, err
-	} else if ok {
-		return resp.Usage.PromptTokens, nil
-	}
-	if c.mode == CacheReplayOnly {
-		return 0, fmt.Errorf("%w: token count for model %q (key %x)", ErrCacheMiss, c.id.Model, key[:6])
-	}
-	if !isTok {
-		return 0, ErrNoTokenizer
-	}
-	n, err := t.CountTokens(ctx, text)
-	if err != nil {
-		return 0, err
-	}
-	if c.mode == CacheReadWrite {
-		if err := c.store.Put(context.WithoutCancel(ctx), key, c.id, req, Response{Usage: Usage{PromptTokens: n}}); err != nil {
-			c.writeErrors.Add(1)
-			c.lastWriteErr.Store(&err)
-		}
-	}
-	return n, nil
+	t, ok := c.inner.(Tokenizer)
+	resp, err := c.aux(ctx, Request{Endpoint: tokenizeEndpoint, Prompt: text}, ok, func() (Response, error) {
+		n, err := t.CountTokens(ctx, text)
+		return Response{Usage: Usage{PromptTokens: n}}, err
+	})
+	return resp.Usage.PromptTokens, err
 }
 
 // KeepLastTokens implements Truncator through the cache, as CountTokens does (endpoint "truncate",
 // n in MaxTokens, the cut text in Text).
 func (c *Cache) KeepLastTokens(ctx context.Context, text string, n int) (string, error) {
-	t, isCut := c.inner.(Truncator)
+	t, ok := c.inner.(Truncator)
+	resp, err := c.aux(ctx, Request{Endpoint: truncateEndpoint, Prompt: text, MaxTokens: n}, ok, func() (Response, error) {
+		s, err := t.KeepLastTokens(ctx, text, n)
+		return Response{Text: s}, err
+	})
+	return resp.Text, err
+}
+
+// aux answers a tokenizer request from the store, or asks (when can) and stores the answer.
+func (c *Cache) aux(ctx context.Context, req Request, can bool, ask func() (Response, error)) (Response, error) {
 	if c.mode == CacheOff || c.store == nil {
-		if !isCut {
-			return "", ErrNoTokenizer
+		if !can {
+			return Response{}, ErrNoTokenizer
 		}
-		return t.KeepLastTokens(ctx, text, n)
+		return ask()
 	}
-	req := Request{Endpoint: truncateEndpoint, Prompt: text, MaxTokens: n}
 	key := Key(c.id, req)
 	if resp, ok, err := c.store.Get(ctx, key); err != nil {
-		return "", err
+		return Response{}, err
 	} else if ok {
-		return resp.Text, nil
+		return resp, nil
 	}
 	if c.mode == CacheReplayOnly {
-		return "", fmt.Errorf("%w: query cut for model %q (key %x)", ErrCacheMiss, c.id.Model, key[:6])
+		return Response{}, fmt.Errorf("%w: %s request for model %q (key %x)", ErrCacheMiss, req.Endpoint, c.id.Model, key[:6])
 	}
-	if !isCut {
-		return "", ErrNoTokenizer
+	if !can {
+		return Response{}, ErrNoTokenizer
 	}
-	s, err := t.KeepLastTokens(ctx, text, n)
+	resp, err := ask()
 	if err != nil {
-		return "", err
+		return Response{}, err
 	}
 	if c.mode == CacheReadWrite {
-		if err := c.store.Put(context.WithoutCancel(ctx), key, c.id, req, Response{Text: s}); err != nil {
+		if err := c.store.Put(context.WithoutCancel(ctx), key, c.id, req, resp); err != nil {
 			c.writeErrors.Add(1)
 			c.lastWriteErr.Store(&err)
 		}
 	}
-	return s, nil
+	return resp, nil
 }
-
-// truncateEndpoint marks the cache entries of query cuts.
-const truncateEndpoint Endpoint = "truncate"

@@ -41,49 +41,21 @@ func (o *OpenAI) CountTokens(ctx context.Context, text string) (int, error) {
 	if o.noTokenize.Load() {
 		return 0, ErrNoTokenizer
 	}
-	body, err := json.Marshal(map[string]any{"model": o.cfg.Model, "prompt": text, "add_special_tokens": true,
-		"content": text, "add_special": true})
-	if err != nil {
-		return 0, err
-	}
-	actx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, tokenizeURL(o.cfg.BaseURL), bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if o.key != "" {
-		req.Header.Set("Authorization", "Bearer "+o.key)
-	}
-	resp, err := o.tokHTTP.Do(req)
-	if err != nil {
-		return 0, o.redact.err(fmt.Errorf("tokenize %s: %w", RedactURL(o.cfg.BaseURL), err))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, o.cfg.MaxResponseBytes))
-	if err != nil {
-		return 0, fmt.Errorf("tokenize %s: read: %w", RedactURL(o.cfg.BaseURL), err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented:
-		o.noTokenize.Store(true)
-		return 0, fmt.Errorf("%w (%s: HTTP %d)", ErrNoTokenizer, RedactURL(tokenizeURL(o.cfg.BaseURL)), resp.StatusCode)
-	case resp.StatusCode != http.StatusOK:
-		return 0, o.redact.err(fmt.Errorf("tokenize %s: HTTP %d: %s", RedactURL(o.cfg.BaseURL), resp.StatusCode, excerpt(data)))
-	}
 	var w struct {
 		Count  *int              `json:"count"`
 		Tokens []json.RawMessage `json:"tokens"`
 	}
-	if err := json.Unmarshal(data, &w); err != nil || (w.Count == nil && w.Tokens == nil) {
-		return 0, &MalformedError{Reason: "tokenize answer has neither count nor tokens", Excerpt: o.redact.string(excerpt(data))}
+	if err := o.post(ctx, "/tokenize", map[string]any{"model": o.cfg.Model, "prompt": text, "add_special_tokens": true,
+		"content": text, "add_special": true}, &w); err != nil {
+		return 0, err
 	}
-	if w.Count != nil {
-		if *w.Count < 0 {
-			return 0, &MalformedError{Reason: "negative token count", Excerpt: excerpt(data)}
-		}
+	switch {
+	case w.Count != nil && *w.Count < 0:
+		return 0, &MalformedError{Reason: "negative token count"}
+	case w.Count != nil:
 		return *w.Count, nil
+	case w.Tokens == nil:
+		return 0, &MalformedError{Reason: "tokenize answer has neither count nor tokens"}
 	}
 	return len(w.Tokens), nil
 }
