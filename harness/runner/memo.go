@@ -168,6 +168,21 @@ func (r memoRetriever) Retrieve(ctx context.Context, query string, k int) ([]ret
 	return append([]retrieval.Hit(nil), v.([]retrieval.Hit)...), nil
 }
 
+// RetrieveIn memoises a document-scoped search like Retrieve (the documents are part of the key).
+func (r memoRetriever) RetrieveIn(ctx context.Context, query string, k int, docs []string) ([]retrieval.Hit, error) {
+	sc, ok := r.inner.(retrieval.Scoped)
+	if !ok {
+		return nil, fmt.Errorf("retriever %s cannot search within a document (scope document needs a unit index)", r.name)
+	}
+	v, _, err := r.m.do(fmt.Sprintf("retin\x00%s\x00%d\x00%q\x00%s", r.name, k, docs, query), r.sh, methods.StageRetrieval, func() (any, error) {
+		return sc.RetrieveIn(ctx, query, k, docs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]retrieval.Hit(nil), v.([]retrieval.Hit)...), nil
+}
+
 type memoCounter struct {
 	m     *memo
 	sh    *shared
