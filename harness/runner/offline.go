@@ -9,7 +9,8 @@ import (
 
 // Offline returns c set to run with no server (ragbench run --offline): the offline reader as the
 // generator, BM25 indexes built over each dataset's local corpus (datasets[].corpus), n-gram indexes
-// built over the same corpora, and the rule extractor. The cells, their settings, models (recorded,
+// built over the same corpora, unit indexes with local experts only (UnitsConfig.Local), and the rule
+// extractor. The cells, their settings, models (recorded,
 // not asked) and paper rows are unchanged; the run is named NAME-offline, so it never mixes with the
 // config's real run. Every dataset needs a corpus.
 func Offline(c Config) (Config, error) {
@@ -20,7 +21,8 @@ func Offline(c Config) (Config, error) {
 	}
 	c.Name += "-offline"
 	c.LLM = llm.Config{Backend: "offline"}
-	units := c.Retrieval.Units
+	// Unit experts without their servers: BM25 in SPLADE's place, LSA in the embedder's.
+	units := c.Retrieval.Units.Local()
 	c.Retrieval = RetrievalConfig{Backend: "bm25", Units: units}
 	c.Ngram = NgramConfig{Build: true, Lowercase: c.Ngram.Lowercase}
 	c.Extract = extract.Config{Backend: extract.BackendRule}
