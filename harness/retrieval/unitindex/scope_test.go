@@ -128,3 +128,45 @@ func teiUnits(t *testing.T) *sparse.TEI {
 	}
 	return c
 }
+
+// countingEncoder counts Encode calls.
+type countingEncoder struct {
+	sparse.Encoder
+	calls int
+}
+
+func (c *countingEncoder) Encode(ctx context.Context, texts []string) ([]sparse.Vector, error) {
+	c.calls++
+	return c.Encoder.Encode(ctx, texts)
+}
+
+// TestQueryEncodedOnce: the experts of one unit index encode a question once for all granularities,
+// so that a remote encoder is called once per question, not once per granularity.
+func TestQueryEncodedOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tei := teiUnits(t)
+	sizes := []int{2, 8, 32}
+	if err := Build(ctx, testDocs(), dir, BuildOptions{Kind: "sparse", Units: corpus.UnitOptions{Sizes: sizes}, Sparse: tei}); err != nil {
+		t.Fatal(err)
+	}
+	enc := &countingEncoder{Encoder: tei}
+	ix, err := Open(dir, Options{Sizes: sizes, Sparse: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, q := range []string{"castle harbour", "violin", "castle harbour"} {
+		for _, r := range ix.Lean() {
+			if _, err := r.Retrieve(ctx, q, 5); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.(retrieval.Scoped).RetrieveIn(ctx, q, 5, []string{"docA"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if enc.calls != 2 {
+		t.Fatalf("%d encoder calls for 2 distinct questions over 3 granularities", enc.calls)
+	}
+}

@@ -199,6 +199,13 @@ func Open(dir string, o Options) (*Index, error) {
 		return nil, err
 	}
 	ix := &Index{Dir: dir, Table: t, retr: map[int]retrieval.Retriever{}, lean: map[int]retrieval.Retriever{}}
+	// A given encoder serves every granularity: one call per question (memo.go).
+	if o.Embedder != nil {
+		o.Embedder = &queryMemoEmbedder{Embedder: o.Embedder}
+	}
+	if o.Sparse != nil {
+		o.Sparse = &queryMemoEncoder{Encoder: o.Sparse}
+	}
 	fail := func(err error) (*Index, error) {
 		ix.Close()
 		return nil, err
