@@ -435,5 +435,57 @@ func (r *Report) sweeps(g GroupKey) []sweep {
 		}
 		return out[i].key < out[j].key
 	})
+	return append(out, r.paperSweeps(g)...)
+}
+
+// paperSweeps are the published sensitivity sweeps the cells of group g reproduce when the config
+// gives each point its own entry (label quco-window-50 naming "QuCo-RAG window=50"): the cells that
+// name rows of one sensitivity table whose names carry one numeric setting, as a sweep of it.
+func (r *Report) paperSweeps(g GroupKey) []sweep {
+	var out []sweep
+	for _, st := range r.sensitivityTables() {
+		type point struct {
+			x float64
+			c *Cell
+		}
+		var pts []point
+		method, key := "", ""
+		ok := true
+		for _, name := range r.rows {
+			c := r.cell[g][name]
+			if c == nil || len(c.Settings) > 0 {
+				continue // a swept cell is on its own sweep already
+			}
+			for _, ref := range c.Paper {
+				if ref.Table != st {
+					continue
+				}
+				m, rest, _ := strings.Cut(ref.Method, " ")
+				k, v, found := strings.Cut(rest, "=")
+				x, err := strconv.ParseFloat(v, 64)
+				if !found || err != nil || strings.ContainsAny(rest, " ,") {
+					ok = false
+					break
+				}
+				if key != "" && (k != key || m != method) {
+					ok = false
+				}
+				method, key = m, k
+				pts = append(pts, point{x, c})
+				break
+			}
+		}
+		if !ok || len(pts) < 2 {
+			continue
+		}
+		sort.SliceStable(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
+		sw := sweep{method: method, key: key}
+		for _, p := range pts {
+			sw.cells = append(sw.cells, p.c)
+			sw.xs = append(sw.xs, p.x)
+		}
+		sw.log = sw.xs[0] > 0 && sw.xs[len(sw.xs)-1]/sw.xs[0] >= 20
+		out = append(out, sw)
+	}
 	return out
 }

@@ -179,3 +179,43 @@ func TestFigureLayout(t *testing.T) {
 	}
 	t.Error("no 2wiki window sweep figure")
 }
+
+// TestPaperSweepFigure: a sensitivity config that gives each point its own entry (quco-window-50
+// naming "QuCo-RAG window=50") still gets its sweep figure, by the published rows' settings, with
+// the published points.
+func TestPaperSweepFigure(t *testing.T) {
+	const win = "Sensitivity: window (later version)"
+	spec := reportstest.Spec{Generator: "test-model", Datasets: []string{"2wikimultihopqa"}, Questions: 10, Seed: 3}
+	for _, w := range []string{"50", "100", "1000", "2000"} {
+		label := "quco-window-" + w
+		spec.Cells = append(spec.Cells, label)
+		spec.Methods = append(spec.Methods, reportstest.Method{Method: "quco", Label: label,
+			Paper: [][4]string{{win, "OLMo-2-7B", "2wikimultihopqa", "QuCo-RAG window=" + w}}})
+	}
+	r := mustBuild(t, Options{Paper: loadReference(t)}, writeRun(t, "sens", spec))
+	figs, err := r.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name != "sweep-2wikimultihopqa-test-model-quco-rag-window" {
+			continue
+		}
+		svg, err := f.Render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := svgText(t, f.Name, svg)
+		for _, want := range []string{"QuCo-RAG vs window", "EM published (QuCo-RAG, OLMo-2-7B)", "1000"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", f.Name, want)
+			}
+		}
+		return
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	t.Errorf("no window sweep figure from the published rows; have %v", names)
+}
