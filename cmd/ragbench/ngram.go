@@ -309,6 +309,7 @@ func ngramBench(c *cli.Context) error {
 		Peer:        !c.Bool("no-peer"),
 		Dir:         c.String("dir"),
 		Progress:    cliutil.VerboseWriter(c),
+		Log:         cliutil.InfoWriter(c), // its phases take minutes at 100M tokens: say them
 		CPUProfile:  c.String("cpuprofile"),
 		Stream:      c.Bool("stream"),
 	}

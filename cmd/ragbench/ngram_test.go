@@ -63,3 +63,12 @@ func TestNgramBenchSmall(t *testing.T) {
 		t.Fatalf("bench report %q (%v)", out, err)
 	}
 }
+
+// TestNgramBenchSaysWhatItDoes: ngram bench says its phases on stderr without --verbose (at 100M
+// tokens it printed nothing for minutes while writing the corpus and building).
+func TestNgramBenchSaysWhatItDoes(t *testing.T) {
+	_, stderr, code := runCLI(t, "ngram", "bench", "--tokens", "20000", "--vocab", "1000", "--queries", "5", "--no-peer")
+	if code != 0 || !strings.Contains(stderr, "bench: writing") || !strings.Contains(stderr, "bench: building") {
+		t.Fatalf("exit %d, stderr %q; want its phases on stderr", code, stderr)
+	}
+}

@@ -42,10 +42,12 @@ type Config struct {
 	MaxFreq     uint64 // CoOccur clauses are chosen with counts in [MinFreq, MaxFreq] (default 1e5)
 	MinFreq     uint64 // default 10
 	ShardTokens int
-	Peer        bool   // also measure index/suffixarray on the same text
-	Dir         string // where to build; empty: a temporary directory, removed after
-	Progress    io.Writer
-	CPUProfile  string // write a CPU profile of the build here
+	Peer        bool      // also measure index/suffixarray on the same text
+	Dir         string    // where to build; empty: a temporary directory, removed after
+	Progress    io.Writer // the build's own progress (spill and merge lines)
+	// Log receives the bench's phase lines (writing the corpus, building, querying); nil: Progress.
+	Log        io.Writer
+	CPUProfile string // write a CPU profile of the build here
 	// Stream feeds the build from the generator (or the in-memory repeat) directly, so that producing
 	// the text runs during the build, as before the corpus file existed. By default the corpus is
 	// first written to Dir/corpus.tsv (DPR TSV, untimed) and the build reads that file, as it reads a
@@ -213,8 +215,12 @@ func (c *Config) source(ctx context.Context) (source, string, error) {
 }
 
 func (c *Config) logf(format string, args ...any) {
-	if c.Progress != nil {
-		fmt.Fprintf(c.Progress, format+"\n", args...)
+	w := c.Log
+	if w == nil {
+		w = c.Progress
+	}
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
 	}
 }
 
