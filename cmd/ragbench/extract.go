@@ -42,7 +42,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "extract",
 		Usage:     "extract the entities of a question or the knowledge triples of a sentence",
-		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm [--templates DIR] [--prompt-format chat|raw|chatml] [--parse authors|lenient] [--base-url URL --model NAME ...]] [--format text|json]`,
+		UsageText: `ragbench extract --question "..." | --sentence "..." [--backend rule|llm [--templates DIR] [--prompt-format chat|raw|chatml] [--parse authors|authors-corrected|lenient] [--base-url URL --model NAME ...]] [--format text|json]`,
 		Description: "With --question, prints the question's entities and its (head, relation) pairs; with --sentence, its " +
 			"(head, relation, tail) triples. One tab-separated record per line (entity, pair or triple), or JSON with --format json.\n" +
 			"The rule backend is offline (capitalised spans, quoted titles, numbers, dates, subject-verb-object patterns). " +
@@ -54,7 +54,7 @@ func init() {
 			&cli.StringFlag{Name: "backend", Value: "rule", Usage: "rule (offline) or llm"},
 			templatesDirFlag(),
 			&cli.StringFlag{Name: "prompt-format", Value: "chat", Usage: "llm backend: chat (the model's chat template, as the authors call their extractor), raw (completions), or chatml (Qwen chat template in a raw prompt)"},
-			&cli.StringFlag{Name: "parse", Value: "authors", Usage: "llm backend: how the answer is read: authors (their parse_case) or lenient"},
+			&cli.StringFlag{Name: "parse", Value: "authors", Usage: "llm backend: how the answer is read: authors (their parse_case), authors-corrected or lenient"},
 			cliutil.FormatFlags("text", "json")[0], cliutil.FormatFlags("text", "json")[1],
 		}, extractLLMFlags()...),
 		Action: runExtract,

@@ -27,7 +27,8 @@ type Config struct {
 	// Format is how the filled template is sent: chat (default: the model's chat template, as the
 	// authors call their fine-tuned QuCo-extractor-0.5B), raw or chatml (llm).
 	Format Format `yaml:"format,omitempty" json:"format,omitempty"`
-	// Parse is how the answer is read: authors (default; their parse_case) or lenient (llm).
+	// Parse is how the answer is read: authors (default; their parse_case and what their code keeps),
+	// authors-corrected (the same reading, their entity-keeping bugs corrected) or lenient (llm).
 	Parse string `yaml:"parse,omitempty" json:"parse,omitempty"`
 	// System, MaxTokens and Stop are PromptedOptions' (llm; zero values take its defaults).
 	System    string   `yaml:"system,omitempty" json:"system,omitempty"`
@@ -74,8 +75,8 @@ func (c Config) Validate() error {
 		default:
 			errs = append(errs, fmt.Errorf("extract.format %q: want raw, chat or chatml", c.Format))
 		}
-		if c.Parse != ParseAuthors && c.Parse != ParseLenient {
-			errs = append(errs, fmt.Errorf("extract.parse %q: want %s or %s", c.Parse, ParseAuthors, ParseLenient))
+		if c.Parse != ParseAuthors && c.Parse != ParseAuthorsCorrected && c.Parse != ParseLenient {
+			errs = append(errs, fmt.Errorf("extract.parse %q: want %s, %s or %s", c.Parse, ParseAuthors, ParseAuthorsCorrected, ParseLenient))
 		}
 		if c.MaxTokens < 0 {
 			errs = append(errs, fmt.Errorf("extract.max_tokens %d: must not be negative", c.MaxTokens))

@@ -11,6 +11,10 @@ const (
 	// ParseAuthors reads the answer as the QuCo-RAG authors' parse_case does (src/generate_quco.py),
 	// quirks included, and keeps what their code keeps (the default).
 	ParseAuthors = "authors"
+	// ParseAuthorsCorrected reads it as ParseAuthors does, with their entity-keeping bugs corrected: a
+	// plain string item is an entity whole (not its first character), and an empty row or a list as
+	// first element skips that item instead of extracting nothing.
+	ParseAuthorsCorrected = "authors-corrected"
 	// ParseLenient reads it with ParseList, a lenient nested-list reader, and keeps every string of
 	// every row for entities (the corrected reading).
 	ParseLenient = "lenient"
@@ -159,19 +163,25 @@ func pySpace(r rune) bool {
 // authorsEntities keeps item[0] of each item, as the authors' analyze_question_for_retrieval does: the
 // first element of a list item, the first character of a string item. An empty list item or a list as
 // first element makes their code raise and extract nothing (ok false).
-func authorsEntities(items []CaseItem) (ents []string, ok bool) {
+//
+// With corrected, a string item is kept whole and a bad item is skipped (skipped counts them).
+func authorsEntities(items []CaseItem, corrected bool) (ents []string, skipped int, ok bool) {
 	for _, it := range items {
 		switch {
+		case !it.IsList && corrected:
+			ents = append(ents, it.Str)
 		case !it.IsList:
 			r := []rune(it.Str)
 			ents = append(ents, string(r[0]))
+		case (len(it.List) == 0 || it.List[0].IsList) && corrected:
+			skipped++
 		case len(it.List) == 0 || it.List[0].IsList:
-			return nil, false
+			return nil, 0, false
 		default:
 			ents = append(ents, it.List[0].Str)
 		}
 	}
-	return ents, true
+	return ents, skipped, true
 }
 
 // authorsTriplets keeps the items the authors' modifier counts: lists of two or three strings. It

@@ -103,6 +103,21 @@ func TestAuthorsReading(t *testing.T) {
 			t.Errorf("Entities of %q = %q, %v, %d warnings; want %q, %d (%s)", tc.out, got, err, p.Warnings(), tc.want, tc.warnings, tc.why)
 		}
 	}
+	corrected := []struct {
+		out      string
+		want     []string
+		warnings int64
+	}{
+		{`["Alpha Beta", "Gamma"]`, []string{"Alpha Beta", "Gamma"}, 0},
+		{`[[""], ["Bo"], [["x"]]]`, []string{"Bo"}, 2},
+	}
+	for _, tc := range corrected {
+		p, _ := NewPrompted(&fakeGen{out: tc.out}, testTemplates(t), PromptedOptions{Parse: ParseAuthorsCorrected})
+		got, err := p.Entities(context.Background(), "Q?")
+		if err != nil || !reflect.DeepEqual(got, tc.want) || p.Warnings() != tc.warnings {
+			t.Errorf("authors-corrected Entities of %q = %q, %v, %d warnings; want %q, %d", tc.out, got, err, p.Warnings(), tc.want, tc.warnings)
+		}
+	}
 	trs := []struct {
 		out      string
 		want     []Triplet

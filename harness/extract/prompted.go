@@ -138,9 +138,9 @@ func NewPrompted(gen llm.Generator, tmpl Templates, opts PromptedOptions) (*Prom
 	switch opts.Parse {
 	case "":
 		opts.Parse = ParseAuthors
-	case ParseAuthors, ParseLenient:
+	case ParseAuthors, ParseAuthorsCorrected, ParseLenient:
 	default:
-		return nil, fmt.Errorf("prompted extractor: unknown parse %q (want %s or %s)", opts.Parse, ParseAuthors, ParseLenient)
+		return nil, fmt.Errorf("prompted extractor: unknown parse %q (want %s, %s or %s)", opts.Parse, ParseAuthors, ParseAuthorsCorrected, ParseLenient)
 	}
 	if opts.Stop == nil && opts.Format == Raw {
 		opts.Stop = []string{"\n\n", "\nSentence:", "**Example"}
@@ -217,15 +217,17 @@ func (p *Prompted) askCase(ctx context.Context, tmpl, input string) ([]CaseItem,
 // Entities asks the question template. Under ParseAuthors it returns item[0] of each item of the
 // answer, as the authors' code keeps it: the first element of a list item, the first character of a
 // string item (["Alpha Beta"] gives "A"); an empty list item or a nested list first makes their code
-// extract nothing (a warning); exact repeats are removed. Under ParseLenient it returns every string
+// extract nothing (a warning); exact repeats are removed. ParseAuthorsCorrected keeps a string item
+// whole and skips a bad item (a warning each). Under ParseLenient it returns every string
 // of every row, repeats removed case-insensitively.
 func (p *Prompted) Entities(ctx context.Context, question string) ([]string, error) {
-	if p.opts.Parse == ParseAuthors {
+	if p.opts.Parse != ParseLenient {
 		items, err := p.askCase(ctx, p.tmpl.Question, question)
 		if err != nil {
 			return nil, err
 		}
-		ents, ok := authorsEntities(items)
+		ents, skipped, ok := authorsEntities(items, p.opts.Parse == ParseAuthorsCorrected)
+		p.warnings.Add(int64(skipped))
 		if !ok {
 			p.warnings.Add(1)
 			return nil, nil
@@ -263,7 +265,7 @@ func (p *Prompted) Entities(ctx context.Context, question string) ([]string, err
 // Warnings. Under ParseAuthors the rows are parse_case's items, and an item holding a nested list is
 // skipped too.
 func (p *Prompted) Triplets(ctx context.Context, sentence string) ([]Triplet, error) {
-	if p.opts.Parse == ParseAuthors {
+	if p.opts.Parse != ParseLenient {
 		items, err := p.askCase(ctx, p.tmpl.Sentence, sentence)
 		if err != nil {
 			return nil, err
