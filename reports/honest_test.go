@@ -233,7 +233,7 @@ func TestAblationAndSensitivityTables(t *testing.T) {
 func TestReportDeterministic(t *testing.T) {
 	spec := reportstest.Spec{Generator: "test-model", Datasets: []string{"2wikimultihopqa"}, Questions: 10, Seed: 8,
 		Cells: []string{"quco[tau_entity=1000000]", "quco[cooc_window=1000]", "quco[tau_entity=1000]", "quco[cooc_window=50]", "quco[entity_aggregation=min]",
-			"quco[cooc_window=500]", "quco[tau_cooc=5]", "quco[tau_cooc=10]", "quco", "sr-rag"}}
+			"quco[cooc_window=500]", "quco[tau_cooc=5]", "quco[tau_cooc=10]", "quco", "sr-rag", "quco-window-1000", "quco-window-50", "quco-window-250"}}
 	dir := filepath.Join(t.TempDir(), "det")
 	if err := reportstest.Write(dir, spec); err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestReportDeterministic(t *testing.T) {
 	for _, row := range tableByID(r, "main").Rows {
 		rows = append(rows, row.Label)
 	}
-	want := "sr-rag|quco|quco[cooc_window=50]|quco[cooc_window=500]|quco[cooc_window=1000]|quco[entity_aggregation=min]|quco[tau_cooc=5]|quco[tau_cooc=10]|quco[tau_entity=1000]|quco[tau_entity=1000000]"
+	want := "sr-rag|quco|quco[cooc_window=50]|quco[cooc_window=500]|quco[cooc_window=1000]|quco[entity_aggregation=min]|quco[tau_cooc=5]|quco[tau_cooc=10]|quco[tau_entity=1000]|quco[tau_entity=1000000]|quco-window-50|quco-window-250|quco-window-1000"
 	if strings.Join(rows, "|") != want {
 		t.Errorf("rows %s, want %s", strings.Join(rows, "|"), want)
 	}

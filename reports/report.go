@@ -266,7 +266,7 @@ func lessCell(a, b string) bool {
 	ma, sa := ParseCell(a)
 	mb, sb := ParseCell(b)
 	if ma != mb {
-		return ma < mb
+		return naturalLess(ma, mb)
 	}
 	if len(sa) != len(sb) {
 		return len(sa) < len(sb)
@@ -292,6 +292,42 @@ func lessCell(a, b string) bool {
 	}
 	return a < b
 }
+
+// naturalLess orders strings with their digit runs compared as numbers ("quco-window-50" before
+// "quco-window-250" before "quco-window-1000"), then bytewise.
+func naturalLess(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na, nb := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			continue
+		}
+		if a[i] != b[j] {
+			return a[i] < b[j]
+		}
+		i++
+		j++
+	}
+	if len(a)-i != len(b)-j {
+		return len(a)-i < len(b)-j
+	}
+	return a < b
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
