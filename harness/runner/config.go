@@ -63,6 +63,9 @@ type Config struct {
 	// Prompts is the directory of the QuCo-RAG reference files (exemplars.json, prompt_templates.json).
 	// Empty: $RAGBENCH_REFERENCE/quco-rag, else shared/reference/quco-rag beside the checkout.
 	Prompts string `yaml:"prompts,omitempty"`
+	// Offline is set by --offline (Offline): the run substitutes the offline reader and local
+	// components for the config's, so recipes' components are not checked against them.
+	Offline bool `yaml:"offline,omitempty"`
 	// Reference is the directory of the reference material (quco-rag/, paper-tables.json) that
 	// recipes are read from. Empty: $RAGBENCH_REFERENCE, else shared/reference beside the checkout.
 	Reference string `yaml:"reference,omitempty"`

@@ -20,6 +20,7 @@ func Offline(c Config) (Config, error) {
 		}
 	}
 	c.Name += "-offline"
+	c.Offline = true
 	c.LLM = llm.Config{Backend: "offline"}
 	// Unit experts without their servers: BM25 in SPLADE's place, LSA in the embedder's.
 	units := c.Retrieval.Units.Local()

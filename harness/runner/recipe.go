@@ -60,7 +60,7 @@ type Recipe struct {
 
 // recipeNeeds are the components a recipe was run with, checked against the run's config.
 type recipeNeeds struct {
-	retriever, esIndex, extractor, ngramIndex, apiBase string
+	retriever, esIndex, extractor, ngramIndex, apiBase, denseModel string
 	useAPI                                             bool
 }
 
@@ -320,11 +320,29 @@ func (r *Recipe) translate(raw map[string]any) error {
 			}
 			r.Keys[k] = "checked: direct (the method's only query formulation)"
 		case "retriever":
-			if s != "BM25" {
-				return fmt.Errorf("key %s: %q: only BM25 is translated (the dense encoders of the authors' other_exp files are not available)", k, s)
+			switch s {
+			case "BM25":
+				r.Keys[k] = "checked: retrieval is BM25 (retrieval.backend bm25, elastic, or a bm25 index)"
+			case "Qwen3":
+				m, _ := raw["qwen3_model_name_or_path"].(string)
+				if m == "" {
+					return fmt.Errorf("key %s: Qwen3 without qwen3_model_name_or_path", k)
+				}
+				r.needs.denseModel = m
+				r.Keys[k] = "checked: retrieval is a dense index (retrieval.backend index, kind dense) whose embedder is qwen3_model_name_or_path"
+			default:
+				return fmt.Errorf("key %s: %q: only BM25 and Qwen3 (a dense index with an OpenAI-compatible embeddings server) are translated; SGPT's query and document brackets have no ragbench embedder", k, s)
 			}
 			r.needs.retriever = s
-			r.Keys[k] = "checked: retrieval is BM25 (retrieval.backend bm25, elastic, or a bm25 index)"
+		case "qwen3_model_name_or_path":
+			r.Keys[k] = "checked against retrieval.index.embedder.model (with retriever Qwen3)"
+		case "qwen3_encode_file_path":
+			r.Keys[k] = "no effect: where the authors keep their passage embeddings; ours are the dense index's"
+		case "passage_file":
+			if s != "../data/dpr/psgs_w100.tsv" {
+				return fmt.Errorf("key %s: %q: only DPR psgs_w100 is translated", k, s)
+			}
+			r.Keys[k] = "the corpus: DPR psgs_w100 (the dense index must be built over it; see docs/dense.md)"
 		case "es_index_name":
 			r.needs.esIndex = s
 			r.Keys[k] = "checked against retrieval.elastic.index when retrieval.backend is elastic"
@@ -530,15 +548,21 @@ func resolveRecipes(c Config) (Config, error) {
 // offline reader, the rule extractor, a local n-gram index) is the config's choice, shown in the
 // dry run.
 func (r *Recipe) check(c Config) error {
+	if c.Offline {
+		return nil // --offline: local components stand in for every one of them
+	}
 	n := r.needs
 	var errs []error
-	if n.retriever != "" {
-		switch b := c.Retrieval.Backend; b {
-		case "", "bm25", "elastic":
-		case "index":
-			if k := c.Retrieval.Index.Kind; k == "dense" {
-				errs = append(errs, fmt.Errorf("key retriever: %s, but retrieval.index is a dense index", n.retriever))
-			}
+	switch {
+	case n.retriever == "BM25":
+		if c.Retrieval.Backend == "index" && c.Retrieval.Index.Kind == "dense" {
+			errs = append(errs, fmt.Errorf("key retriever: %s, but retrieval.index is a dense index", n.retriever))
+		}
+	case n.denseModel != "":
+		ix := c.Retrieval.Index
+		if c.Retrieval.Backend != "index" || ix.Kind != "dense" || ix.Embedder.Model != n.denseModel {
+			errs = append(errs, fmt.Errorf("key retriever: %s with %s: want retrieval.backend index with kind dense and embedder.model %s (have backend %s, kind %q, embedder %q)",
+				n.retriever, n.denseModel, n.denseModel, c.Retrieval.Backend, ix.Kind, ix.Embedder.Model))
 		}
 	}
 	if n.esIndex != "" && c.Retrieval.Backend == "elastic" && c.Retrieval.Elastic.Index != "" && c.Retrieval.Elastic.Index != n.esIndex {

@@ -469,3 +469,30 @@ func FuzzRecipe(f *testing.F) {
 		}
 	})
 }
+
+// TestRecipeDenseQwen3: the authors' Qwen3-Embedding variant translates against a dense index whose
+// embedder is that model, is refused against BM25 or another embedder, and the SGPT variant is refused.
+func TestRecipeDenseQwen3(t *testing.T) {
+	needData(t)
+	const qwen3 = "quco-rag/config/OLMo-2-1124-7B-Instruct/2WikiMultihopQA/other_exp/QuCo-RAG_qwen3.json"
+	cfg := func(recipe, retrieval string) string {
+		return "name: d\ndatasets:\n  - {name: 2wikimultihopqa}\nmethods:\n  - {recipe: " + recipe + "}\nllm: {backend: offline}\nretrieval: " + retrieval + "\n"
+	}
+	dense := "{backend: index, index: {kind: dense, dir: /nonexistent, embedder: {model: %s, preset: qwen3}}}"
+	c, err := Parse("d.yaml", []byte(cfg(qwen3, fmt.Sprintf(dense, "Qwen/Qwen3-Embedding-0.6B"))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Methods[0]; m.Method != "quco" || m.Settings["tau_entity"] != 1000 || m.Settings["prompt_key"] != "new_prompt_v3" {
+		t.Fatalf("translated %+v", m)
+	}
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"bm25", cfg(qwen3, "{backend: bm25}"), "want retrieval.backend index with kind dense and embedder.model Qwen/Qwen3-Embedding-0.6B"},
+		{"other embedder", cfg(qwen3, fmt.Sprintf(dense, "BAAI/bge-m3")), "embedder \"BAAI/bge-m3\""},
+		{"sgpt", cfg("quco-rag/config/OLMo-2-1124-7B-Instruct/2WikiMultihopQA/other_exp/QuCo-RAG_SGPT.json", "{backend: bm25}"), "key retriever: \"SGPT\""},
+	} {
+		if _, err := Parse("d.yaml", []byte(tc.yaml), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
