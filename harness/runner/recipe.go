@@ -61,7 +61,7 @@ type Recipe struct {
 // recipeNeeds are the components a recipe was run with, checked against the run's config.
 type recipeNeeds struct {
 	retriever, esIndex, extractor, ngramIndex, apiBase, denseModel string
-	useAPI                                             bool
+	useAPI                                                         bool
 }
 
 // recipeMethods maps the authors' method names to ours; "" marks one that needs model internals.
