@@ -1002,6 +1002,17 @@ func (r *Report) breakdown(id, title string, keyOf func(*Cell) func(*methods.Rec
 	return t
 }
 
+// NamesPaperRows reports whether some cell names a published row (methods[].paper in its run's
+// config).
+func (r *Report) NamesPaperRows() bool {
+	for _, c := range r.Cells {
+		if len(c.Paper) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Baseline returns the number of column groups in which the baseline row was found (0 when no
 // baseline is set or it matches no row).
 func (r *Report) Baseline() int {

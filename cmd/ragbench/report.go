@@ -102,6 +102,9 @@ func reportAction(c *cli.Context) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
 	}
+	if opts.Paper != nil && !rep.NamesPaperRows() {
+		fmt.Fprintln(c.App.ErrWriter, "warning: --paper: no cell names a published row (methods[].paper in the runs' config.yaml; the paper configs under configs/ do), so no published number is shown")
+	}
 	if rep.Baseline() == 0 && opts.Baseline != "" {
 		return usagef("--baseline %s matches no row of the report; give a cell, method or paper name it shows", opts.Baseline)
 	}
