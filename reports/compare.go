@@ -238,7 +238,7 @@ func configDiff(a, b map[string]string) []string {
 		keys[k] = true
 	}
 	var out []string
-	for _, k := range sortedBoolKeys(keys) {
+	for _, k := range sortedKeys(keys) {
 		if k == "provenance.config_hash" || a[k] == b[k] {
 			continue
 		}
@@ -253,15 +253,6 @@ func configDiff(a, b map[string]string) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %s → %s", k, va, vb))
 	}
-	return out
-}
-
-func sortedBoolKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
