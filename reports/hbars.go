@@ -54,8 +54,9 @@ func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return xmin, xmax, -0.5, float64(len(h.Mean)) - 0.5
 }
 
-// Thumbnail draws the legend entry: a filled box.
+// Thumbnail draws the legend entry: a filled box, inset so that two entries' boxes do not touch.
 func (h *hbars) Thumbnail(c *draw.Canvas) {
-	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
+	in := (c.Max.Y - c.Min.Y) / 5
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y + in}, {X: c.Max.X, Y: c.Min.Y + in}, {X: c.Max.X, Y: c.Max.Y - in}, {X: c.Min.X, Y: c.Max.Y - in}}
 	c.FillPolygon(h.Color, c.ClipPolygonY(pts))
 }

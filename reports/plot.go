@@ -316,7 +316,7 @@ func (r *Report) Figures() ([]*Figure, error) {
 				n++
 			}
 			if n > 0 {
-				headroom(p)
+				headroomFor(p, n)
 				pad := 0.06 * (p.X.Max - p.X.Min)
 				if pad == 0 {
 					pad = 1
@@ -358,7 +358,8 @@ func (r *Report) Figures() ([]*Figure, error) {
 			if n > 0 {
 				p.NominalX(bins...)
 				p.X.Min, p.X.Max = -0.5, float64(len(bins))-0.5
-				p.Y.Min, p.Y.Max = 0, 135
+				// Room above 100% for the legend, one band per entry, so that it covers no line.
+				p.Y.Min, p.Y.Max = 0, 108+11*float64(n)
 				p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 20, Label: "20"}, {Value: 40, Label: "40"}, {Value: 60, Label: "60"}, {Value: 80, Label: "80"}, {Value: 100, Label: "100"}})
 				figs = append(figs, &Figure{Name: name("entity-freq"), Title: fmt.Sprintf("EM by entity-frequency bin — %s (generator: %s)", g.Dataset, gen), Panels: []*plot.Plot{p}, Width: 6 * vg.Inch, Height: 4 * vg.Inch})
 			}
