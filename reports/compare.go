@@ -77,6 +77,8 @@ type Comparison struct {
 	Regressions []string `json:"regressions"`
 	// ErrorChanges name the cells whose number of failed questions differs between the runs.
 	ErrorChanges []string `json:"error_changes"`
+	// Incomplete name the cells with fewer records than their run planned ("23 of 100").
+	Incomplete []string `json:"incomplete"`
 	// ConfigDiff lists what differs between the runs' config.yaml ("key: base → new"), settings,
 	// model, server and code version (provenance) included.
 	ConfigDiff []string `json:"config_diff"`
@@ -186,6 +188,14 @@ func Compare(base, next *Run, opts CompareOptions) (*Comparison, error) {
 			continue
 		}
 		cc := CellComparison{Dataset: bc.Dataset, Cell: bc.Name, BaseErrors: bc.Errors, NewErrors: nc.Errors}
+		for _, x := range []struct {
+			what string
+			c    *Cell
+		}{{"base", bc}, {"new", nc}} {
+			if len(x.c.Records) < x.c.Planned {
+				cmp.Incomplete = append(cmp.Incomplete, fmt.Sprintf("%s %s in the %s run: %d of %d planned questions", bc.Dataset, bc.Name, x.what, len(x.c.Records), x.c.Planned))
+			}
+		}
 		if bc.Errors != nc.Errors {
 			cmp.ErrorChanges = append(cmp.ErrorChanges, fmt.Sprintf("%s %s: %d failed questions in the base run, %d in the new one", bc.Dataset, bc.Name, bc.Errors, nc.Errors))
 		}
@@ -363,6 +373,13 @@ func (c *Comparison) Markdown(w io.Writer) error {
 	if len(c.ErrorChanges) > 0 {
 		fmt.Fprintf(&b, "**Failed questions differ** (%d cells): failed questions are left out of every comparison (pairs are the questions both runs answered), so check these apart:\n\n", len(c.ErrorChanges))
 		for _, e := range c.ErrorChanges {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+		b.WriteString("\n")
+	}
+	if len(c.Incomplete) > 0 {
+		b.WriteString("**Incomplete runs** (interrupted, or a shard): the comparison covers only the questions recorded:\n\n")
+		for _, e := range c.Incomplete {
 			fmt.Fprintf(&b, "- %s\n", e)
 		}
 		b.WriteString("\n")

@@ -167,3 +167,19 @@ func TestCompareHeadAndFolding(t *testing.T) {
 		t.Errorf("sr-rag (unchanged) not folded, or quco (changed) folded:\n%s", md)
 	}
 }
+
+// TestCompareIncomplete: two runs interrupted at the same question are compared on what they hold,
+// and the comparison says that they are n of planned.
+func TestCompareIncomplete(t *testing.T) {
+	spec := reportstest.Spec{Generator: "test-model", Datasets: []string{"hotpotqa"}, Cells: []string{"quco"}, Questions: 100, Seed: 3,
+		Keep: map[string]int{"quco": 40}, Planned: map[string]int{"hotpotqa": 100}}
+	cmp, err := Compare(writeRun(t, "base", spec), writeRun(t, "new", spec), CompareOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	cmp.Markdown(&b)
+	if !strings.Contains(b.String(), "- hotpotqa quco in the new run: 40 of 100 planned questions") || len(cmp.Incomplete) != 2 {
+		t.Errorf("incomplete runs not flagged: %q\n%s", cmp.Incomplete, b.String())
+	}
+}
