@@ -3,7 +3,8 @@
 // 21M-passage file is never held in memory whole. Parquet files with named columns are read by OpenParquet
 // (format "parquet", registered through RegisterOpener). Pool builds the corpus of a dataset's own contexts
 // (HotpotQA/2Wiki paragraphs de-duplicated, PubMedQA abstracts, nq_longdoc pages without NQ markup), and
-// Units cuts documents into overlapping windows of 2-32 sentences with links to their parent windows;
+// Units cuts documents into overlapping windows of 2-32 sentences with links to their parent windows
+// (and, at LongSize, into LongRAG's non-overlapping units of about 4K tokens, LongUnits);
 // a unit index keeps them in a units sidecar (UnitsFile, JSON Lines without the text) that WriteUnit
 // writes and ReadUnits reads.
 //

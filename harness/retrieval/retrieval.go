@@ -1,5 +1,6 @@
 // Package retrieval defines the Retriever interface and Hit type that every retrieval backend returns:
-// BM25 (bm25/), exact dense search (dense/), Elasticsearch/OpenSearch (elastic/) and the fusion helpers
+// BM25 (bm25/), exact dense search (dense/), learned sparse search (sparse/, SPLADE through TEI),
+// Elasticsearch/OpenSearch (elastic/) and the fusion helpers
 // used by the multi-granularity methods. Package index (harness/retrieval/index) opens any of them from
 // a config.
 //

@@ -44,6 +44,9 @@ type Meta struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// maxVocab bounds a declared vocabulary (the largest word-piece vocabularies hold a few 100,000).
+const maxVocab = 1 << 24
+
 // Describer is implemented by encoders that can say what they are (TEI).
 type Describer interface{ Describe() map[string]string }
 
@@ -185,6 +188,9 @@ func Open(dir string, enc Encoder) (*Index, error) {
 	if err := json.Unmarshal(b, &m); err != nil || m.Format != Format {
 		return nil, fmt.Errorf("sparse index %s: meta.json is not a %s index (%v)", dir, Format, err)
 	}
+	if m.Vocab < 1 || m.Vocab > maxVocab || m.Count < 0 {
+		return nil, fmt.Errorf("sparse index %s: meta.json declares %d documents over a vocabulary of %d: rebuild the index", dir, m.Count, m.Vocab)
+	}
 	if enc == nil {
 		if m.Encoder["kind"] != "tei" {
 			return nil, fmt.Errorf("sparse index %s: no encoder given and none recorded", dir)
@@ -242,7 +248,7 @@ func (ix *Index) readVectors() error {
 	}
 	bad := fmt.Errorf("sparse index %s: %s is truncated: rebuild the index", ix.dir, fileVectors)
 	ix.fwd = make([]int64, 0, ix.meta.Count+1)
-	ix.ent = make([]Entry, 0, ix.meta.Postings)
+	ix.ent = make([]Entry, 0, min(ix.meta.Postings, int64(len(b)/8)))
 	df := make([]int64, ix.meta.Vocab+1)
 	p := 0
 	for i := 0; i < ix.meta.Count; i++ {
@@ -441,3 +447,5 @@ func (h *resultHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -1,7 +1,10 @@
-// Package unitindex opens a unit index — the directory `ragbench index build --units 2,4,8,16,32`
-// writes, one BM25 or dense index per granularity in OUT/gN with its unit table OUT/gN/units.jsonl —
-// as named retrievers ("bm25@4", "dense@32") and a unit table that gives every unit's document,
-// sentence span, token length, parent and text by id.
+// Package unitindex opens a unit index — the directory `ragbench index build --units 2,4,8,16,32,long`
+// writes, one BM25, dense or sparse (SPLADE) index per granularity in OUT/gN (OUT/glong for LongRAG's
+// units) with its unit table OUT/gN/units.jsonl — as named retrievers ("bm25@4", "dense@32",
+// "splade@long") and a unit table that gives every unit's document, sentence span, token length,
+// parent and text by id. Its lean retrievers also search within given documents
+// (retrieval.Scoped, the long-document scope), and a query encoder given to Open is called once per
+// question for all granularities.
 //
 // It is what the multi-granularity methods (UMG-RAG, UMGP-RAG) and their baselines read their
 // experts and unit spans from; Build writes the same layout from documents in memory (the runner's
