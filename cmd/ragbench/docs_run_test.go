@@ -20,7 +20,7 @@ var docPlaceholders = []struct{ re, with string }{
 	{`\bCONFIG\.yaml\b`, "configs/quickstart.yaml"},
 	{`\bRUN_DIR\b|\bRUN\b|\bBASE\b|\bNEW\b`, "runs/quickstart"},
 	{`\bIDX\b`, "idx/bm25-nq"},
-	{`\bDIR\b`, "$DOCRUN_TMP"},
+	{`\bDIR\b`, "$DOCRUN_TMP/dir"}, // a directory that does not exist yet
 }
 
 // serverLine reports whether a doc line needs a server this machine does not have (an LLM, an
@@ -36,7 +36,8 @@ func serverLine(s string) bool {
 }
 
 // TestDocCommandLinesRun runs every runnable command line of README.md and docs/ as written, in doc
-// order, in a scratch checkout (symlinks to this one, ../shared beside it), placeholders filled: each
+// order, each doc file in a fresh scratch checkout (symlinks to this one, ../shared beside it),
+// placeholders filled: each
 // must exit 0, or, needing a server, exit non-zero within a minute with a message. It takes many
 // minutes, so it runs only with RAGBENCH_DOCS_RUN=1 (and -timeout 0):
 //
@@ -57,18 +58,28 @@ func TestDocCommandLinesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	repo := filepath.Join(ws, "repo")
 	bin := filepath.Join(ws, "bin")
-	os.MkdirAll(repo, 0o755)
 	os.MkdirAll(bin, 0o755)
-	if err := os.Symlink(shared, filepath.Join(ws, "shared")); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		if n := e.Name(); n != "runs" && n != "idx" && !strings.HasPrefix(n, ".") {
-			os.Symlink(filepath.Join(root, n), filepath.Join(repo, n))
+	// Each doc file runs in a fresh checkout of its own (a reader follows one page), ../shared beside it.
+	checkouts := map[string]string{}
+	checkout := func(file string) string {
+		if d, ok := checkouts[file]; ok {
+			return d
 		}
+		top := filepath.Join(ws, fmt.Sprint(len(checkouts)))
+		repo := filepath.Join(top, "repo")
+		os.MkdirAll(repo, 0o755)
+		if err := os.Symlink(shared, filepath.Join(top, "shared")); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if n := e.Name(); n != "runs" && n != "idx" && !strings.HasPrefix(n, ".") {
+				os.Symlink(filepath.Join(root, n), filepath.Join(repo, n))
+			}
+		}
+		checkouts[file] = repo
+		return repo
 	}
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "ragbench"), "./cmd/ragbench")
 	build.Dir = root
@@ -92,7 +103,7 @@ func TestDocCommandLinesRun(t *testing.T) {
 		os.MkdirAll(tmp, 0o755)
 		ctx, cancel := context.WithTimeout(context.Background(), lineTimeout)
 		cmd := exec.CommandContext(ctx, "bash", "-c", line)
-		cmd.Dir = repo
+		cmd.Dir = checkout(l.file)
 		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "DOCRUN_TMP="+tmp, "OPENAI_BASE_URL=", "OPENAI_MODEL=", "HF_ENDPOINT=http://127.0.0.1:9")
 		cmd.WaitDelay = 5 * time.Second
 		var stdout, stderr bytes.Buffer
