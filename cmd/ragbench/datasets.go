@@ -179,6 +179,9 @@ func datasetsImport(c *cli.Context) error {
 	if !slices.Contains(datasets.ImportFormats, format) {
 		return usagef("import: unknown --from %q (known: %s)", format, strings.Join(datasets.ImportFormats, ", "))
 	}
+	if _, err := os.Stat(in); err != nil {
+		return fmt.Errorf("import: %w", err) // before creating the output's folder
+	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

@@ -71,6 +71,7 @@ func TestDatasetsImportCLI(t *testing.T) {
 }
 
 func TestDatasetsUsageErrors(t *testing.T) {
+	noFolder := filepath.Join(t.TempDir(), "not", "made")
 	cases := []struct {
 		name string
 		args []string
@@ -86,6 +87,7 @@ func TestDatasetsUsageErrors(t *testing.T) {
 		{"a missing input format is a usage error", []string{"datasets", "import", "a", "b"}, 2, "import needs --from"},
 		{"import needs two paths", []string{"datasets", "import", "--from", "nq-open", "a"}, 2, "want IN and OUT"},
 		{"missing input file", []string{"datasets", "import", "--from", "nq-open", "/nonexistent/in.jsonl", filepath.Join(t.TempDir(), "o.parquet")}, 1, "/nonexistent/in.jsonl"},
+		{"a missing input creates no output folder", []string{"datasets", "import", "--from", "nq-open", "/nonexistent/in.jsonl", filepath.Join(noFolder, "o.parquet")}, 1, "/nonexistent/in.jsonl"},
 		{"unknown dataset", []string{"datasets", "inspect", "squad2"}, 1, "unknown dataset"},
 	}
 	for _, tc := range cases {
@@ -95,6 +97,9 @@ func TestDatasetsUsageErrors(t *testing.T) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, tc.code, stderr, tc.want)
 			}
 		})
+	}
+	if _, err := os.Stat(noFolder); err == nil {
+		t.Errorf("a failed import created %s", noFolder)
 	}
 }
 

@@ -86,6 +86,11 @@ func TestDocCommandLinesRun(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	userCache := os.Getenv("RAGBENCH_CACHE")
+	if userCache == "" {
+		home, _ := os.UserHomeDir()
+		userCache = filepath.Join(home, ".cache", "ragbench")
+	}
 	lineTimeout := 2 * time.Minute
 	if d, err := time.ParseDuration(os.Getenv("RAGBENCH_DOCS_LINE_TIMEOUT")); err == nil {
 		lineTimeout = d
@@ -104,7 +109,10 @@ func TestDocCommandLinesRun(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), lineTimeout)
 		cmd := exec.CommandContext(ctx, "bash", "-c", line)
 		cmd.Dir = checkout(l.file)
-		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "DOCRUN_TMP="+tmp, "OPENAI_BASE_URL=", "OPENAI_MODEL=", "HF_ENDPOINT=http://127.0.0.1:9")
+		// HOME is a scratch one (lines write into ~/.cache/ragbench/data); the index cache stays the
+		// user's, so that indexes built once are reused.
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "DOCRUN_TMP="+tmp, "OPENAI_BASE_URL=", "OPENAI_MODEL=",
+			"HF_ENDPOINT=http://127.0.0.1:9", "HOME="+filepath.Join(ws, "home"), "RAGBENCH_CACHE="+userCache)
 		cmd.WaitDelay = 5 * time.Second
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
