@@ -74,6 +74,16 @@ type BenchResult struct {
 	F32BytesPerVec   float64 // vectors.f32 per vector
 	Int8CPUSeconds   float64 // median CPU seconds of a round
 	ExactCPUSeconds  float64
+	// PeakRSS is the process's peak resident set (bytes): the build's heap plus the mapped pages of the
+	// files searched (vectors.f32 by exact search, vectors.u8 and the candidates' rows by int8).
+	PeakRSS int64
+	// Int8PeakRSS is the peak resident set after the build and one batch of int8 search, before exact
+	// search maps all of vectors.f32 in: what an int8 deployment needs.
+	Int8PeakRSS int64
+	// At the same point: the anonymous (heap) part of the resident set, the file-backed part (mapped
+	// index pages, which the kernel can drop and re-read), and the memory the Go runtime holds from the
+	// OS (an upper bound of the build's and search's heap).
+	Int8RssAnon, Int8RssFile, GoSys int64
 }
 
 // String formats the result as a small report.
@@ -103,6 +113,10 @@ func (r BenchResult) String() string {
 		fmt.Fprintf(&b, "  int8 bytes per vector on disk %.1f (%.3f per dimension) beside float32 %.0f; CPU seconds per round int8 %.2f, float32 %.2f\n",
 			r.Int8BytesPerVec, r.Int8BytesPerVec/float64(r.Dim), r.F32BytesPerVec, r.Int8CPUSeconds, r.ExactCPUSeconds)
 		fmt.Fprintf(&b, "  per round, int8 seconds: %s\n", fmtList(r.Int8RoundSeconds))
+	}
+	if r.PeakRSS > 0 {
+		fmt.Fprintf(&b, "  peak resident set %.2f GB; after the build and int8 search only %.2f GB (now: %.2f GB anonymous, %.2f GB mapped file pages; Go runtime holds %.2f GB)\n",
+			float64(r.PeakRSS)/1e9, float64(r.Int8PeakRSS)/1e9, float64(r.Int8RssAnon)/1e9, float64(r.Int8RssFile)/1e9, float64(r.GoSys)/1e9)
 	}
 	fmt.Fprintf(&b, "  naive loop (peer): %d queries: %.2fs, %.2f GFLOP/s wall (%.2f GFLOP per CPU-second), %.1f queries/s\n", r.Naive, r.NaiveSeconds, r.NaiveGFLOPS, r.NaiveCPUGFLOP, r.NaiveQPS)
 	fmt.Fprintf(&b, "  speed-up %.1f×; same top-%d rows as the naive loop: %v\n", r.SgemmGFLOPS/max(r.NaiveGFLOPS, 1e-9), r.K, r.Agree)
@@ -265,11 +279,16 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	}
 	defer os.Remove(qfile)
 	flopsPerQuery := 2 * float64(cfg.N) * float64(cfg.Dim)
-	// Warm the page cache and the code paths.
-	if _, err := ix.SearchExact(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
+	// Warm the page cache and the code paths, int8 first to measure its resident set alone.
+	if _, err := ix.SearchVectors(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
 		return res, err
 	}
-	if _, err := ix.SearchVectors(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
+	res.Int8PeakRSS = rusage.PeakRSS()
+	res.Int8RssAnon, res.Int8RssFile = rssParts()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.GoSys = int64(ms.Sys)
+	if _, err := ix.SearchExact(ctx, qs[:min(len(qs), cfg.Batch)], cfg.K); err != nil {
 		return res, err
 	}
 	_, res.Int8Kernel = ix.Int8()
@@ -375,6 +394,7 @@ func Bench(ctx context.Context, cfg BenchConfig, progress io.Writer) (BenchResul
 	if c := rusage.CPUSeconds() - cpu0; c > 0 {
 		res.NaiveCPUGFLOP = flopsPerQuery * float64(len(naive)) / c / 1e9
 	}
+	res.PeakRSS = rusage.PeakRSS()
 	res.Agree = true
 	for i := range naive {
 		if !sameTop(rows(naive[i]), rows(got[i])) {
@@ -406,4 +426,26 @@ func writeF32(path string, vs [][]float32) error {
 		}
 	}
 	return os.WriteFile(path, buf, 0o644)
+}
+
+// rssParts returns RssAnon and RssFile from /proc/self/status (0, 0 where there is none).
+func rssParts() (anon, file int64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "RssAnon:":
+			anon = kb << 10
+		case "RssFile:":
+			file = kb << 10
+		}
+	}
+	return anon, file
 }
