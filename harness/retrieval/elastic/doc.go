@@ -1,6 +1,8 @@
 // Package elastic is the Elasticsearch/OpenSearch retrieval backend: it reproduces the BM25 query of
 // DRAGIN, FLARE and QuCo-RAG against an index of DPR passages, and builds such an index from a DPR TSV
-// with the bulk API, resumably.
+// with the bulk API, resumably. With a knn section (Config.KNN) the index also holds each passage's
+// embedding (dense_vector / knn_vector) and Dense searches it with the engine's kNN query (HNSW), exactly
+// with script_score, or with BM25 and kNN in one request.
 //
 // The query is exactly the one of DRAGIN's src/retriever.py (a BEIR ElasticSearch patch):
 //
