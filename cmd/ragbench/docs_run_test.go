@@ -32,7 +32,11 @@ func serverLine(s string) bool {
 			return true
 		}
 	}
-	return strings.Contains(s, "llm complete") && !strings.Contains(s, "--backend offline")
+	if strings.Contains(s, "--offline") || strings.Contains(s, "llm.backend=offline") || strings.Contains(s, "--backend offline") {
+		return false
+	}
+	// The paper configs name an LLM server (and Elasticsearch, the Infini-gram API).
+	return strings.Contains(s, "llm complete") || regexp.MustCompile(`configs/(quco|umg)-[\w-]+\.yaml`).MatchString(s)
 }
 
 // TestDocCommandLinesRun runs every runnable command line of README.md and docs/ as written, in doc
