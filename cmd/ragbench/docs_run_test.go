@@ -106,12 +106,12 @@ func TestDocCommandLinesRun(t *testing.T) {
 		}
 		line := l.text
 		for _, p := range docPlaceholders {
-			line = regexp.MustCompile(p.re).ReplaceAllString(line, p.with)
+			line = regexp.MustCompile(p.re).ReplaceAllLiteralString(line, p.with)
 		}
 		tmp := filepath.Join(ws, "tmp", fmt.Sprint(l.line))
 		os.MkdirAll(tmp, 0o755)
 		ctx, cancel := context.WithTimeout(context.Background(), lineTimeout)
-		cmd := exec.CommandContext(ctx, "bash", "-c", line)
+		cmd := exec.CommandContext(ctx, "bash", "-c", strings.Join(append(append([]string(nil), l.vars...), line), "\n"))
 		cmd.Dir = checkout(l.file)
 		// HOME is a scratch one (lines write into ~/.cache/ragbench/data); the index cache stays the
 		// user's, so that indexes built once are reused.

@@ -25,7 +25,11 @@ type docLine struct {
 	synopsis bool
 	// inline is a code span in prose, which may name a command group ("ragbench ngram").
 	inline bool
+	// vars are the shell variable assignments before the line in its block (D=hotpotqa).
+	vars []string
 }
+
+var assignRE = regexp.MustCompile(`^(export )?[A-Za-z_][A-Za-z0-9_]*=\S*$`)
 
 var synopsisRE = regexp.MustCompile(`(^|\s)\[|\.\.\.|…|\\\|`)
 
@@ -49,14 +53,20 @@ func docCommandLines(t *testing.T) []docLine {
 		rel, _ := filepath.Rel(root, f)
 		lines := strings.Split(string(b), "\n")
 		fenced := false
+		var vars []string
 		for i := 0; i < len(lines); i++ {
 			l := lines[i]
 			if strings.HasPrefix(strings.TrimSpace(l), "```") {
 				fenced = !fenced
+				vars = nil
 				continue
 			}
 			if fenced {
 				s := strings.TrimPrefix(strings.TrimSpace(l), "$ ")
+				if a := stripComment(s); assignRE.MatchString(a) {
+					vars = append(vars, a)
+					continue
+				}
 				if !strings.HasPrefix(s, "ragbench ") && !strings.HasPrefix(s, "go run ./cmd/ragbench ") && !strings.Contains(s, " ragbench ") {
 					continue
 				}
@@ -65,7 +75,7 @@ func docCommandLines(t *testing.T) []docLine {
 					i++
 					s = strings.TrimSuffix(s, "\\") + " " + strings.TrimSpace(lines[i])
 				}
-				out = append(out, docLine{file: rel, line: start + 1, text: s, synopsis: synopsisRE.MatchString(stripComment(s))})
+				out = append(out, docLine{file: rel, line: start + 1, text: s, synopsis: synopsisRE.MatchString(stripComment(s)), vars: append([]string(nil), vars...)})
 				continue
 			}
 			for _, m := range inline.FindAllStringSubmatch(l, -1) {
