@@ -380,6 +380,12 @@ func (ix *Index) scan(ctx context.Context, q []float32, nq, k int) ([]*topK, err
 		}()
 	}
 	wg.Wait()
+	return mergeTops(partial, errs)
+}
+
+// mergeTops merges per-range top lists (query by query) into the first range's, or returns the first
+// range's error.
+func mergeTops(partial [][]*topK, errs []error) ([]*topK, error) {
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -215,20 +215,7 @@ func (ix *Index) scanInt8(ctx context.Context, qs []float32, nq, r int) ([]*topK
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	tops := partial[0]
-	for _, more := range partial[1:] {
-		for i, t := range more {
-			for _, res := range t.h {
-				tops[i].push(res)
-			}
-		}
-	}
-	return tops, nil
+	return mergeTops(partial, errs)
 }
 
 // rescore replaces each query's int8 candidates by their exact float32 scores and keeps the top k.

@@ -474,27 +474,36 @@ func (c *Client) SearchBatch(ctx context.Context, queries []string, k int) ([][]
 	if len(sent) == 0 {
 		return out, nil
 	}
-	b, err := c.do(ctx, http.MethodPost, "/_msearch", buf.Bytes(), "application/x-ndjson")
+	if err := c.msearch(ctx, "elastic msearch", buf.Bytes(), sent, queries, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// msearch sends an _msearch body holding one search per entry of sent (indexes into queries) and puts
+// each one's hits in out. An error or partial result for any one query fails the batch, naming it.
+func (c *Client) msearch(ctx context.Context, what string, body []byte, sent []int, queries []string, out [][]retrieval.Hit) error {
+	b, err := c.do(ctx, http.MethodPost, "/_msearch", body, "application/x-ndjson")
 	if err != nil {
-		return nil, fmt.Errorf("elastic msearch: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	var r struct {
 		Responses []searchResponse `json:"responses"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("elastic msearch: bad response: %w", err)
+		return fmt.Errorf("%s: bad response: %w", what, err)
 	}
 	if len(r.Responses) != len(sent) {
-		return nil, fmt.Errorf("elastic msearch: %d responses for %d queries", len(r.Responses), len(sent))
+		return fmt.Errorf("%s: %d responses for %d queries", what, len(r.Responses), len(sent))
 	}
 	for j, i := range sent {
 		hits, err := c.hits(r.Responses[j])
 		if err != nil {
-			return nil, fmt.Errorf("elastic msearch: query %d (%q): %w", i, queries[i], err)
+			return fmt.Errorf("%s: query %d (%q): %w", what, i, queries[i], err)
 		}
 		out[i] = hits
 	}
-	return out, nil
+	return nil
 }
 
 // CreateIndex creates the index with DRAGIN's mapping: title and text fields analysed with the

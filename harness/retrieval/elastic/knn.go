@@ -314,25 +314,8 @@ func (d *Dense) SearchBatch(ctx context.Context, queries []string, k int) ([][]r
 	if len(sent) == 0 {
 		return out, nil
 	}
-	b, err := d.c.do(ctx, http.MethodPost, "/_msearch", buf.Bytes(), "application/x-ndjson")
-	if err != nil {
-		return nil, fmt.Errorf("elastic dense msearch: %w", err)
-	}
-	var r struct {
-		Responses []searchResponse `json:"responses"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("elastic dense msearch: bad response: %w", err)
-	}
-	if len(r.Responses) != len(sent) {
-		return nil, fmt.Errorf("elastic dense msearch: %d responses for %d queries", len(r.Responses), len(sent))
-	}
-	for j, i := range sent {
-		hits, err := d.c.hits(r.Responses[j])
-		if err != nil {
-			return nil, fmt.Errorf("elastic dense msearch: query %d (%q): %w", i, queries[i], err)
-		}
-		out[i] = hits
+	if err := d.c.msearch(ctx, "elastic dense msearch", buf.Bytes(), sent, queries, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -3,9 +3,6 @@ package i8dot
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func tileVNNI(rows *byte, qg *int8, steps int, out *int32)
-
-//go:noescape
 func tileScoredVNNI(rows *byte, qg *int8, steps int, out *float32, scales *float32, corr *int32, thresh *float32, mask *uint16)
 
 func tileScored(rows []byte, qg []int8, steps int, scales *[Rows]float32, corr *[Queries]int32, thresh *[Queries]float32, out *[Queries * Rows]float32, mask *[2 * Queries]uint16) {
@@ -19,15 +16,7 @@ func tileScored(rows []byte, qg []int8, steps int, scales *[Rows]float32, corr *
 // hasVNNI: AVX-512 with VNNI (Intel Cascade Lake / Ice Lake and later, AMD Zen 4 and later).
 var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
 
-func tile(rows []byte, qg []int8, steps int, out *[Queries * Rows]int32) {
-	if hasVNNI && steps > 0 {
-		tileVNNI(&rows[0], &qg[0], steps, &out[0])
-		return
-	}
-	TileGo(rows, qg, steps, out)
-}
-
-// Kernel names the kernel Tile runs on this CPU.
+// Kernel names the kernel TileScored runs on this CPU.
 func Kernel() string {
 	if hasVNNI {
 		return "AVX-512 VNNI (VPDPBUSD)"

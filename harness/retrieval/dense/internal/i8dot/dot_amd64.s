@@ -1,12 +1,13 @@
 #include "textflag.h"
 
-// func tileVNNI(rows *byte, qg *int8, steps int, out *int32)
+// func tileScoredVNNI(rows *byte, qg *int8, steps int, out *float32, scales *float32, corr *int32, thresh *float32, mask *uint16)
 //
 // out[q*32+r] = Σ_j Σ_b rows[j*128 + (r/16)*64 + (r%16)*4 + b] (unsigned) × qg[j*32 + q*4 + b] (signed),
 // for 8 queries q and 32 rows r: one VPDPBUSD per (step, query, half of the rows), with the query's four
 // bytes broadcast from memory, so that every 32-bit lane accumulates one row's dot product and no
-// horizontal sum is needed.
-TEXT ·tileVNNI(SB), NOSPLIT, $0-32
+// horizontal sum is needed. Then per query q and row r: out[q*32+r] = scales[r] × float32(sum − corr[q]), and bit r
+// of the 32-bit mask of query q (two uint16, rows 0–15 then 16–31) set when that score > thresh[q].
+TEXT ·tileScoredVNNI(SB), NOSPLIT, $0-64
 	MOVQ rows+0(FP), SI
 	MOVQ qg+8(FP), DI
 	MOVQ steps+16(FP), CX
@@ -55,78 +56,6 @@ loop:
 	JNZ           loop
 
 done:
-	VMOVDQU32 Z0, 0(R8)
-	VMOVDQU32 Z1, 64(R8)
-	VMOVDQU32 Z2, 128(R8)
-	VMOVDQU32 Z3, 192(R8)
-	VMOVDQU32 Z4, 256(R8)
-	VMOVDQU32 Z5, 320(R8)
-	VMOVDQU32 Z6, 384(R8)
-	VMOVDQU32 Z7, 448(R8)
-	VMOVDQU32 Z8, 512(R8)
-	VMOVDQU32 Z9, 576(R8)
-	VMOVDQU32 Z10, 640(R8)
-	VMOVDQU32 Z11, 704(R8)
-	VMOVDQU32 Z12, 768(R8)
-	VMOVDQU32 Z13, 832(R8)
-	VMOVDQU32 Z14, 896(R8)
-	VMOVDQU32 Z15, 960(R8)
-	VZEROUPPER
-	RET
-
-// func tileScoredVNNI(rows *byte, qg *int8, steps int, out *float32, scales *float32, corr *int32, thresh *float32, mask *uint16)
-//
-// The same sums, then per query q and row r: out[q*32+r] = scales[r] × float32(sum − corr[q]), and bit r
-// of the 32-bit mask of query q (two uint16, rows 0–15 then 16–31) set when that score > thresh[q].
-TEXT ·tileScoredVNNI(SB), NOSPLIT, $0-64
-	MOVQ rows+0(FP), SI
-	MOVQ qg+8(FP), DI
-	MOVQ steps+16(FP), CX
-	MOVQ out+24(FP), R8
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	TESTQ CX, CX
-	JZ    done2
-
-loop2:
-	VMOVDQU32     (SI), Z16
-	VMOVDQU32     64(SI), Z17
-	VPDPBUSD.BCST 0(DI), Z16, Z0
-	VPDPBUSD.BCST 0(DI), Z17, Z1
-	VPDPBUSD.BCST 4(DI), Z16, Z2
-	VPDPBUSD.BCST 4(DI), Z17, Z3
-	VPDPBUSD.BCST 8(DI), Z16, Z4
-	VPDPBUSD.BCST 8(DI), Z17, Z5
-	VPDPBUSD.BCST 12(DI), Z16, Z6
-	VPDPBUSD.BCST 12(DI), Z17, Z7
-	VPDPBUSD.BCST 16(DI), Z16, Z8
-	VPDPBUSD.BCST 16(DI), Z17, Z9
-	VPDPBUSD.BCST 20(DI), Z16, Z10
-	VPDPBUSD.BCST 20(DI), Z17, Z11
-	VPDPBUSD.BCST 24(DI), Z16, Z12
-	VPDPBUSD.BCST 24(DI), Z17, Z13
-	VPDPBUSD.BCST 28(DI), Z16, Z14
-	VPDPBUSD.BCST 28(DI), Z17, Z15
-	ADDQ          $128, SI
-	ADDQ          $32, DI
-	DECQ          CX
-	JNZ           loop2
-
-done2:
 	MOVQ      scales+32(FP), R9
 	MOVQ      corr+40(FP), R10
 	MOVQ      thresh+48(FP), R11

@@ -2,11 +2,7 @@
 
 package i8dot
 
-func tile(rows []byte, qg []int8, steps int, out *[Queries * Rows]int32) {
-	TileGo(rows, qg, steps, out)
-}
-
-// Kernel names the kernel Tile runs on this CPU.
+// Kernel names the kernel TileScored runs on this CPU.
 func Kernel() string { return "pure Go (no int8 kernel for this architecture)" }
 
 func tileScored(rows []byte, qg []int8, steps int, scales *[Rows]float32, corr *[Queries]int32, thresh *[Queries]float32, out *[Queries * Rows]float32, mask *[2 * Queries]uint16) {

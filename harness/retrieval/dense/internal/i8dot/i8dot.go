@@ -10,20 +10,10 @@ const (
 	Queries = 8
 )
 
-// Tile sets out[q*Rows+r] to Σ_j Σ_b rows[j*128 + (r/16)*64 + (r%16)*4 + b] × qg[j*32 + q*4 + b] over
-// steps groups j of 4 dimensions: rows holds unsigned bytes (the block layout of vectors.u8), qg signed
-// bytes (each step: the 4 bytes of query 0, then of query 1, ...). len(rows) ≥ 128·steps and
-// len(qg) ≥ 32·steps.
-func Tile(rows []byte, qg []int8, steps int, out *[Queries * Rows]int32) {
-	if steps <= 0 {
-		*out = [Queries * Rows]int32{}
-		return
-	}
-	_, _ = rows[128*steps-1], qg[32*steps-1] // the kernel reads this far
-	tile(rows, qg, steps, out)
-}
-
-// TileGo is the portable form of Tile.
+// TileGo sets out[q*Rows+r] to Σ_j Σ_b rows[j*128 + (r/16)*64 + (r%16)*4 + b] × qg[j*32 + q*4 + b]
+// over steps groups j of 4 dimensions: rows holds unsigned bytes (the block layout of vectors.u8), qg
+// signed bytes (each step: the 4 bytes of query 0, then of query 1, ...). It is the definition that the
+// kernel of TileScored is tested against.
 func TileGo(rows []byte, qg []int8, steps int, out *[Queries * Rows]int32) {
 	*out = [Queries * Rows]int32{}
 	for j := 0; j < steps; j++ {
@@ -40,7 +30,8 @@ func TileGo(rows []byte, qg []int8, steps int, out *[Queries * Rows]int32) {
 	}
 }
 
-// TileScored is Tile followed by the scoring of dense search: out[q*Rows+r] = scales[r] ×
+// TileScored computes TileGo's sums (through AVX-512 VNNI where the CPU has it), then the scoring of
+// dense search: out[q*Rows+r] = scales[r] ×
 // float32(sum − corr[q]), and bit r%16 of mask[2q + r/16] set when that score exceeds thresh[q], so that
 // the caller looks only at rows that can enter a query's top list.
 func TileScored(rows []byte, qg []int8, steps int, scales *[Rows]float32, corr *[Queries]int32, thresh *[Queries]float32, out *[Queries * Rows]float32, mask *[2 * Queries]uint16) {

@@ -6,83 +6,65 @@ import (
 	"testing"
 )
 
-// TestTileMatchesGo checks the CPU's kernel against the portable loop on random and extreme bytes.
-func TestTileMatchesGo(t *testing.T) {
-	t.Logf("kernel: %s", Kernel())
+// TestTileGoDefinition spot-checks the portable sums against their definition, including the largest
+// sums (255 × ±127 over 1024 dimensions).
+func TestTileGoDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct {
-		name  string
-		steps int
-		fill  func(rows []byte, qg []int8)
-	}{
-		{"random, 768 dimensions", 192, func(rows []byte, qg []int8) {
-			for i := range rows {
-				rows[i] = byte(rng.IntN(256))
-			}
-			for i := range qg {
-				qg[i] = int8(rng.IntN(255) - 127)
-			}
-		}},
-		{"extremes: 255 × ±127 over 1024 dimensions (largest sums)", 256, func(rows []byte, qg []int8) {
-			for i := range rows {
+	for _, extreme := range []bool{false, true} {
+		const steps = 256
+		rows := make([]byte, 128*max(steps, 1))
+		qg := make([]int8, 32*max(steps, 1))
+		for i := range rows {
+			rows[i] = byte(rng.IntN(256))
+			if extreme {
 				rows[i] = 255
 			}
-			for i := range qg {
+		}
+		for i := range qg {
+			qg[i] = int8(rng.IntN(255) - 127)
+			if extreme {
 				qg[i] = 127
-				if (i/4)%8 == 3 {
-					qg[i] = -127
+			}
+		}
+		var out [Queries * Rows]int32
+		TileGo(rows, qg, steps, &out)
+		for q := 0; q < Queries; q++ {
+			for r := 0; r < Rows; r++ {
+				var s int32
+				for j := 0; j < steps; j++ {
+					for b := 0; b < 4; b++ {
+						s += int32(rows[j*128+(r/16)*64+(r%16)*4+b]) * int32(qg[j*32+q*4+b])
+					}
+				}
+				if out[q*Rows+r] != s {
+					t.Fatalf("extreme=%v: query %d row %d: %d, definition %d", extreme, q, r, out[q*Rows+r], s)
 				}
 			}
-		}},
-		{"one step", 1, func(rows []byte, qg []int8) {
-			for i := range rows {
-				rows[i] = byte(i)
-			}
-			for i := range qg {
-				qg[i] = int8(i - 16)
-			}
-		}},
-		{"no steps: all zero", 0, func([]byte, []int8) {}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rows := make([]byte, 128*max(tc.steps, 1))
-			qg := make([]int8, 32*max(tc.steps, 1))
-			tc.fill(rows, qg)
-			var got, want [Queries * Rows]int32
-			for i := range got {
-				got[i] = 12345 // must be overwritten
-			}
-			Tile(rows, qg, tc.steps, &got)
-			TileGo(rows, qg, tc.steps, &want)
-			if got != want {
-				t.Fatalf("kernel %s differs from the Go loop:\n got %v\nwant %v", Kernel(), got[:8], want[:8])
-			}
-			// Spot-check the definition for one (query, row).
-			q, r := 5, 21
-			var s int32
-			for j := 0; j < tc.steps; j++ {
-				for b := 0; b < 4; b++ {
-					s += int32(rows[j*128+(r/16)*64+(r%16)*4+b]) * int32(qg[j*32+q*4+b])
-				}
-			}
-			if want[q*Rows+r] != s {
-				t.Fatalf("Go loop %d, definition %d", want[q*Rows+r], s)
-			}
-		})
+		}
 	}
 }
 
 func TestTileScoredMatchesGo(t *testing.T) {
+	t.Logf("kernel: %s", Kernel())
 	rng := rand.New(rand.NewPCG(5, 6))
-	for trial := 0; trial < 50; trial++ {
+	for trial := 0; trial < 60; trial++ {
 		steps := 1 + rng.IntN(200)
+		if trial < 2 {
+			steps = trial // no steps: all sums zero
+		}
 		rows := make([]byte, 128*steps)
 		qg := make([]int8, 32*steps)
 		for i := range rows {
 			rows[i] = byte(rng.IntN(256))
+			if trial%10 == 9 {
+				rows[i] = 255 // the largest sums
+			}
 		}
 		for i := range qg {
 			qg[i] = int8(rng.IntN(255) - 127)
+			if trial%10 == 9 {
+				qg[i] = -127
+			}
 		}
 		var scales [Rows]float32
 		var corr [Queries]int32
