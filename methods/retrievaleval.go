@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
@@ -39,7 +40,7 @@ func DefaultGold(ex datasets.Example) map[string]bool {
 	}
 	if ex.Dataset == datasets.LayoutNQLongDoc {
 		for _, c := range ex.Contexts {
-			g[c.Title] = true
+			g[corpus.NQPageTitle(c.Title, c.Text)] = true
 		}
 	}
 	if len(g) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
 )
 
@@ -40,9 +41,13 @@ func ScopeDocs(scope string, ex datasets.Example) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range ex.Contexts {
-		if c.Title != "" && !seen[c.Title] {
-			seen[c.Title] = true
-			out = append(out, c.Title)
+		t := c.Title
+		if ex.Dataset == datasets.LayoutNQLongDoc {
+			t = corpus.NQPageTitle(c.Title, c.Text)
+		}
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {

@@ -26,6 +26,9 @@ type PoolStats struct {
 	TitleClashes int
 	// Empty counts passages without text, which are dropped.
 	Empty int
+	// TitlesFromText counts nq_longdoc pages whose title field held the page's text, titled from
+	// their first heading instead (NQPageTitle).
+	TitlesFromText int
 }
 
 // Pool builds the retrieval corpus of a dataset's own contexts, in first-seen order:
@@ -42,6 +45,7 @@ func Pool(examples []datasets.Example) ([]PoolDoc, PoolStats) {
 	seen := map[string]int{}    // title + "\x00" + text -> index
 	titleN := map[string]int{}  // title -> documents with that title
 	idUsed := map[string]bool{} // ids handed out
+	fixed := map[string]bool{}  // nq_longdoc title fields replaced
 	add := func(id, title, text string, sents []string) {
 		st.Passages++
 		if strings.TrimSpace(text) == "" {
@@ -78,7 +82,12 @@ func Pool(examples []datasets.Example) ([]PoolDoc, PoolStats) {
 			continue
 		case datasets.LayoutNQLongDoc:
 			for _, c := range ex.Contexts {
-				add(c.Title, c.Title, StripNQMarkup(c.Text), nil)
+				t := NQPageTitle(c.Title, c.Text)
+				if t != c.Title && !fixed[c.Title] {
+					fixed[c.Title] = true
+					st.TitlesFromText++
+				}
+				add(t, t, StripNQMarkup(c.Text), nil)
 			}
 			continue
 		}
@@ -109,6 +118,35 @@ func JoinSentences(sents []string) string {
 
 func startsWithSpace(s string) bool {
 	return s[0] == ' ' || s[0] == '\n' || s[0] == '\t'
+}
+
+// nqH1 matches the first heading of an NQ document_text.
+var nqH1 = regexp.MustCompile(`<H1>\s*(.*?)\s*</H1>`)
+
+// NQPageTitle returns the title of an nq_longdoc page: its title field, unless that field holds the
+// page's NQ document_text (three pages of the shared file do: "Game of Thrones ( season 7 ) -
+// Wikipedia <H1> Game of Thrones ( season 7 ) </H1> …", 29–60K characters), in which case the page's
+// first <H1> heading, else the text before " - Wikipedia", else the field's first line of text, cut
+// at 200 bytes. Pool names documents by it, and the methods' document scope and gold pages use it too,
+// so that a page is never named by its whole text.
+func NQPageTitle(title, text string) string {
+	if !nqTag.MatchString(title) && len(title) <= 1000 {
+		return title
+	}
+	if m := nqH1.FindStringSubmatch(title); m != nil && strings.TrimSpace(m[1]) != "" {
+		return strings.Join(strings.Fields(m[1]), " ")
+	}
+	if i := strings.Index(title, " - Wikipedia"); i > 0 {
+		return strings.TrimSpace(title[:i])
+	}
+	t := strings.TrimSpace(StripNQMarkup(title))
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	if len(t) > 200 {
+		t = strings.TrimSpace(strings.ToValidUTF8(t[:200], ""))
+	}
+	return t
 }
 
 // nqTag matches one token of Natural Questions' document_text HTML markup, such as <H1>, </P>, <Table>,
@@ -149,6 +187,10 @@ func StripNQMarkup(s string) string {
 // Summary summarises the pool of dataset in one line: its passages, documents and what was dropped or
 // renamed.
 func (st PoolStats) Summary(dataset string) string {
-	return fmt.Sprintf("pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)",
+	s := fmt.Sprintf("pool of %s: %d passages, %d documents (%d duplicates dropped, %d empty, %d title clashes)",
 		dataset, st.Passages, st.Docs, st.Duplicates, st.Empty, st.TitleClashes)
+	if st.TitlesFromText > 0 {
+		s += fmt.Sprintf("; %d pages titled from their first heading (their title field held the page text)", st.TitlesFromText)
+	}
+	return s
 }
