@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/datasets"
-	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/text"
-	"github.com/ragbench/ragbench/methods/prompts"
 )
 
 // The baselines of the dynamic-RAG papers, as the QuCo-RAG authors' generate_baselines.py runs them
@@ -19,45 +16,10 @@ import (
 // by prompt_key ("llama-2" in every baseline row of their configs).
 
 func init() {
-	Register("wo-rag", func(s map[string]any) (Method, error) {
-		c := DefaultWoRAG()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &WoRAG{cfg: c}, nil
-	})
-	Register("sr-rag", func(s map[string]any) (Method, error) {
-		c := DefaultSRRAG()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &SRRAG{cfg: c}, nil
-	})
-	Register("fs-rag", func(s map[string]any) (Method, error) {
-		c := DefaultFSRAG()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &FSRAG{cfg: c}, nil
-	})
-	Register("fl-rag", func(s map[string]any) (Method, error) {
-		c := DefaultFLRAG()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &FLRAG{cfg: c}, nil
-	})
-}
-
-// blValidator is a config with a Validate method.
-type blValidator interface{ Validate() error }
-
-// blDecode decodes settings strictly over the defaults already in dst and validates the result.
-func blDecode(settings map[string]any, dst blValidator) error {
-	if err := DecodeSettings(settings, dst); err != nil {
-		return err
-	}
-	return dst.Validate()
+	Register("wo-rag", DefaultWoRAG, func(c WoRAGConfig) (Method, error) { return &WoRAG{c}, nil })
+	Register("sr-rag", DefaultSRRAG, func(c SRRAGConfig) (Method, error) { return &SRRAG{c}, nil })
+	Register("fs-rag", DefaultFSRAG, func(c FSRAGConfig) (Method, error) { return &FSRAG{c}, nil })
+	Register("fl-rag", DefaultFLRAG, func(c FLRAGConfig) (Method, error) { return &FLRAG{c}, nil })
 }
 
 // GenerationConfig holds the settings every baseline and both FLARE variants share.
@@ -226,7 +188,7 @@ func (m *FLRAG) Settings() any { return m.cfg }
 
 // Answer implements Method.
 func (m *WoRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newBLRun(m.Name(), env, ex)
+	r := newCore(m.Name(), env, ex)
 	if err := r.setup(m.cfg.GenerationConfig, "generator", "prompts"); err != nil {
 		return r.pred(""), err
 	}
@@ -253,7 +215,7 @@ func (m *WoRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Predi
 
 // Answer implements Method.
 func (m *SRRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newBLRun(m.Name(), env, ex)
+	r := newCore(m.Name(), env, ex)
 	if err := r.setup(m.cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
 		return r.pred(""), err
 	}
@@ -282,7 +244,7 @@ func (m *FLRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Predi
 
 // blFixedLoop is FS-RAG (fixLength 0) and FL-RAG (fixLength > 0), the authors' FixLengthRAG.
 func blFixedLoop(ctx context.Context, name string, env Env, ex datasets.Example, cfg RetrievalConfig, fixLength int) (Prediction, error) {
-	r := newBLRun(name, env, ex)
+	r := newCore(name, env, ex)
 	if err := r.setup(cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
 		return r.pred(""), err
 	}
@@ -290,7 +252,7 @@ func blFixedLoop(ctx context.Context, name string, env Env, ex datasets.Example,
 	query, why := ex.Question, "the question"
 	sec := r.tmpl.Hallucination
 	for round := 1; ; round++ {
-		oldLen := blPyLen(txt)
+		oldLen := pyLen(txt)
 		docs, err := r.retrieve(ctx, round, query, cfg.TopK, why)
 		if err != nil {
 			return r.pred(txt), err
@@ -319,173 +281,10 @@ func blFixedLoop(ctx context.Context, name string, env Env, ex datasets.Example,
 				Reason: fmt.Sprintf("first of %d sentence(s)", len(sents))})
 			query, why = sents[0], "the last kept sentence"
 		}
-		if stop := blStop(txt, oldLen, cfg.MaxTokens); stop != "" {
+		if stop := loopStop(txt, oldLen, cfg.MaxTokens); stop != "" {
 			r.event(Event{Round: round, Kind: "stop", Decision: "stop", Reason: stop})
 			break
 		}
 	}
 	return r.finish(ctx, txt, cfg.FinishOptions)
-}
-
-// blStop returns why the authors' loop stops after a step ("" to go on): the text holds more than
-// maxTokens tokens, did not grow, or contains "the answer is" or "Question:".
-func blStop(txt string, oldLen, maxTokens int) string {
-	n := llm.CountTokens(txt)
-	switch {
-	case n > maxTokens:
-		return fmt.Sprintf("length: %d tokens > %d", n, maxTokens)
-	case blPyLen(txt) <= oldLen:
-		return "no growth"
-	case strings.Contains(txt, "the answer is"):
-		return `contains "the answer is"`
-	case strings.Contains(txt, "Question:"):
-		return `contains "Question:"`
-	}
-	return ""
-}
-
-// blPyLen is Python's len of a string: its code points.
-func blPyLen(s string) int { return utf8.RuneCountInString(s) }
-
-// blRun is one question's state shared by the baselines and both FLARE variants: the prompt parts,
-// the trace, and the helpers that call the components and record what they did.
-type blRun struct {
-	method   string
-	env      Env
-	ex       datasets.Example
-	tmpl     prompts.Template
-	demos    string
-	caseText string
-	trace    []Event
-	ret      bool
-	round    int
-}
-
-func newBLRun(method string, env Env, ex datasets.Example) *blRun {
-	return &blRun{method: method, env: env, ex: ex}
-}
-
-// setup checks the needed components and builds the prompt parts: the demos ("Question: …\nAnswer:
-// … So the answer is ….\n" each, the dataset's exemplar set) and the case ("Question: …\nAnswer:").
-func (r *blRun) setup(g GenerationConfig, need ...string) error {
-	if err := r.env.Need(r.method, need...); err != nil {
-		return err
-	}
-	t, err := r.env.Prompts.Template(g.PromptKey)
-	if err != nil {
-		return err
-	}
-	r.tmpl = t
-	set := prompts.ExemplarSet(r.ex.Dataset)
-	if set != "" {
-		exs, err := r.env.Prompts.Exemplars(set, g.Shots)
-		if err != nil {
-			return err
-		}
-		var b strings.Builder
-		for _, e := range exs {
-			b.WriteString(r.env.Prompts.Demo(e))
-			b.WriteString("\n")
-		}
-		r.demos = b.String()
-	} else if g.Shots > 0 {
-		return fmt.Errorf("shots %d asked for, but dataset %q has no exemplar set (the authors have them for 2WikiMultihopQA and HotpotQA)", g.Shots, r.ex.Dataset)
-	}
-	r.caseText = r.env.Prompts.Case(set, r.ex.Question)
-	r.event(Event{Kind: "question", Text: r.ex.Question, Reason: fmt.Sprintf("prompt template %s, exemplar set %q", g.PromptKey, set)})
-	return nil
-}
-
-func (r *blRun) event(e Event) {
-	r.round = max(r.round, e.Round)
-	r.trace = append(r.trace, e)
-}
-
-// retrieve retrieves k passages for query, pads them to k with empty passages, and records it.
-func (r *blRun) retrieve(ctx context.Context, round int, query string, k int, why string) ([]string, error) {
-	hits, err := r.env.Retriever.Retrieve(ctx, query, k)
-	r.ret = true
-	if err != nil {
-		r.event(Event{Round: round, Kind: "retrieve", Query: query, Decision: "error", Reason: err.Error()})
-		return nil, fmt.Errorf("%s: retrieve %q: %w", r.method, query, err)
-	}
-	ids := make([]string, len(hits))
-	docs := make([]string, 0, k)
-	for i, h := range hits {
-		ids[i] = h.ID
-		if i < k {
-			docs = append(docs, h.Text)
-		}
-	}
-	reason := "query: " + why
-	if len(docs) < k {
-		reason += fmt.Sprintf("; %d hit(s), padded to %d with empty passages", len(docs), k)
-	}
-	for len(docs) < k {
-		docs = append(docs, "")
-	}
-	r.event(Event{Round: round, Kind: "retrieve", Query: query, Decision: "retrieve", Reason: reason, IDs: ids})
-	return docs, nil
-}
-
-// generate makes one generator call (greedy, raw completion prompt) and records it.
-func (r *blRun) generate(ctx context.Context, round int, prompt string, maxTokens int, logprobs bool) (llm.Response, error) {
-	req := llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: maxTokens}
-	if logprobs {
-		req.Logprobs = -1
-	}
-	return r.generateReq(ctx, round, req)
-}
-
-func (r *blRun) generateReq(ctx context.Context, round int, req llm.Request) (llm.Response, error) {
-	resp, err := r.env.Generator.Generate(ctx, req)
-	if err != nil {
-		r.event(Event{Round: round, Kind: "generate", Decision: "error", Reason: err.Error()})
-		return resp, fmt.Errorf("%s: generate: %w", r.method, err)
-	}
-	reason := fmt.Sprintf("finish %s, %d token(s), max %d", resp.FinishReason, resp.Usage.CompletionTokens, req.MaxTokens)
-	r.event(Event{Round: round, Kind: "generate", Text: resp.Text, Reason: reason})
-	return resp, nil
-}
-
-// needLogprobs returns the error of a generation that came back without token log-probabilities.
-func (r *blRun) needLogprobs(resp llm.Response) error {
-	if len(resp.Tokens) > 0 || resp.Text == "" {
-		return nil
-	}
-	name := r.env.GeneratorName
-	if name == "" {
-		name = "the generator"
-	}
-	return fmt.Errorf("%s needs token log-probabilities, and %s returned none (FLARE's trigger reads them; use a server that returns logprobs on /v1/completions, such as vLLM, the llama.cpp server or the offline reader)", r.method, name)
-}
-
-// pred returns the prediction so far (for a failed question).
-func (r *blRun) pred(raw string) Prediction {
-	return Prediction{Raw: raw, Trace: r.trace, Signals: r.signals()}
-}
-
-func (r *blRun) signals() map[string]float64 {
-	v := 0.0
-	if r.ret {
-		v = 1
-	}
-	return map[string]float64{"retrieved": v}
-}
-
-// finish strips the generated text, as the authors' runner does, and applies Finish.
-func (r *blRun) finish(ctx context.Context, txt string, o FinishOptions) (Prediction, error) {
-	raw := strings.TrimSpace(txt)
-	final, ans, err := Finish(ctx, r.env, r.ex.Dataset, r.ex.Question, raw, o)
-	how := "answer extracted from the text"
-	if len(final) > len(raw) {
-		how = "one answer-completion call (the text lacked \"answer is\")"
-	}
-	r.event(Event{Round: r.round, Kind: "answer", Text: final, Decision: ans, Reason: how})
-	p := r.pred(final)
-	p.Answer = ans
-	if err != nil {
-		return p, fmt.Errorf("%s: %w", r.method, err)
-	}
-	return p, nil
 }

@@ -10,8 +10,10 @@
 // Timing is the measured wall time per stage, kept in a separate file so that records of two runs of
 // the same config compare byte for byte.
 //
-// Methods are registered by name (Register, New) with their settings decoded strictly into the
-// method's own config struct, so a misspelt setting is an error naming the key.
+// Methods are registered by name with their config type (Register[C]: defaults, strict decoding of a
+// cell's settings, Validate, build; New makes one), so a misspelt setting is an error naming the key.
+// The per-question core the single-pass and loop methods share (core.go: prompt parts, retrieval with
+// top-k padding, generation, the answer step, the trace) is one type, core.
 //
 // Methods whose context does not depend on generation (UMG-RAG, UMGP-RAG and their baselines)
 // implement Contexter, and RetrievalEval evaluates their contexts without a generator.

@@ -18,13 +18,7 @@ import (
 //   - "flare" (flare_official.go): the official look-ahead FLARE of jzbjyb/FLARE.
 
 func init() {
-	Register("flare-token", func(s map[string]any) (Method, error) {
-		c := DefaultFlareToken()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &FlareToken{cfg: c}, nil
-	})
+	Register("flare-token", DefaultFlareToken, func(c FlareTokenConfig) (Method, error) { return &FlareToken{c}, nil })
 }
 
 // FlareTokenConfig configures flare-token.
@@ -84,14 +78,14 @@ func (m *FlareToken) Settings() any { return m.cfg }
 // Answer implements Method.
 func (m *FlareToken) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
 	cfg := m.cfg
-	r := newBLRun(m.Name(), env, ex)
+	r := newCore(m.Name(), env, ex)
 	if err := r.setup(cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
 		return r.pred(""), err
 	}
 	sec := r.tmpl.Hallucination
 	txt := ""
 	for round := 1; ; round++ {
-		oldLen := blPyLen(txt)
+		oldLen := pyLen(txt)
 		prompt := r.demos + r.caseText + " " + txt
 		resp, err := r.generate(ctx, round, prompt, cfg.MaxTokens, true)
 		if err != nil {
@@ -141,7 +135,7 @@ func (m *FlareToken) Answer(ctx context.Context, env Env, ex datasets.Example) (
 			r.event(Event{Round: round, Kind: "regenerate", Text: strings.TrimSpace(resp.Text), Decision: "accept", Reason: "the whole regeneration is kept"})
 			txt = strings.TrimSpace(txt) + " " + prev + " " + strings.TrimSpace(resp.Text)
 		}
-		if stop := blStop(txt, oldLen, cfg.MaxTokens); stop != "" {
+		if stop := loopStop(txt, oldLen, cfg.MaxTokens); stop != "" {
 			r.event(Event{Round: round, Kind: "stop", Decision: "stop", Reason: stop})
 			break
 		}

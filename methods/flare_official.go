@@ -13,13 +13,7 @@ import (
 )
 
 func init() {
-	Register("flare", func(s map[string]any) (Method, error) {
-		c := DefaultFlare()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &Flare{cfg: c}, nil
-	})
+	Register("flare", DefaultFlare, func(c FlareConfig) (Method, error) { return &Flare{c}, nil })
 }
 
 // FlareConfig configures the official look-ahead FLARE ("flare"). The defaults are those of the
@@ -105,7 +99,7 @@ type flareStep struct {
 // Answer implements Method.
 func (m *Flare) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
 	cfg := m.cfg
-	r := newBLRun(m.Name(), env, ex)
+	r := newCore(m.Name(), env, ex)
 	g := GenerationConfig{PromptKey: cfg.PromptKey, Shots: cfg.Shots, MaxTokens: cfg.MaxGenerationLen, FinishOptions: cfg.FinishOptions}
 	if err := r.setup(g, "generator", "retriever", "prompts"); err != nil {
 		return r.pred(""), err
@@ -204,7 +198,7 @@ func flareCut(resp llm.Response, minChars int, stop string) flareStep {
 	if len(st.toks) > 1 {
 		breakAt := len(st.text)
 		for _, sp := range text.SentenceSpans(st.text) {
-			if blPyLen(st.text[:sp.End]) >= minChars {
+			if pyLen(st.text[:sp.End]) >= minChars {
 				breakAt = sp.End
 				break
 			}

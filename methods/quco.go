@@ -21,13 +21,7 @@ import (
 const QuCoName = "quco"
 
 func init() {
-	Register(QuCoName, func(settings map[string]any) (Method, error) {
-		cfg := DefaultQuCoConfig()
-		if err := DecodeSettings(settings, &cfg); err != nil {
-			return nil, err
-		}
-		return NewQuCo(cfg)
-	})
+	Register(QuCoName, DefaultQuCoConfig, func(c QuCoConfig) (Method, error) { return &QuCo{c}, nil })
 }
 
 // The values of QuCoConfig's enumerated settings.
@@ -39,9 +33,9 @@ const (
 	AggMax = "max"
 
 	// Stage-2 query formulations for a flagged tuple.
-	QueryHeadRelation    = "head_relation"     // "head relation" (the authors' default)
-	QueryFullTriplet     = "full_triplet"      // "head relation tail" (a pair gives "head relation")
-	QueryOriginalSentnce = "original_sentence" // the hallucinated sentence, once
+	QueryHeadRelation     = "head_relation"     // "head relation" (the authors' default)
+	QueryFullTriplet      = "full_triplet"      // "head relation tail" (a pair gives "head relation")
+	QueryOriginalSentence = "original_sentence" // the hallucinated sentence, once
 
 	// Stage-1 query formulations.
 	QuestionDirect   = "direct"    // the question (every authors' config)
@@ -178,7 +172,7 @@ func (c QuCoConfig) Validate() error {
 	if err := oneOf("question_query", c.QuestionQuery, QuestionDirect, QuestionKeyTerms); err != nil {
 		return err
 	}
-	if err := oneOf("query_formulation", c.QueryFormulation, QueryHeadRelation, QueryFullTriplet, QueryOriginalSentnce); err != nil {
+	if err := oneOf("query_formulation", c.QueryFormulation, QueryHeadRelation, QueryFullTriplet, QueryOriginalSentence); err != nil {
 		return err
 	}
 	if err := oneOf("passage_braces", c.Braces, BracesDoubled, BracesRaw); err != nil {
@@ -245,14 +239,6 @@ type QuCo struct {
 	cfg QuCoConfig
 }
 
-// NewQuCo returns QuCo-RAG with cfg, which must validate.
-func NewQuCo(cfg QuCoConfig) (*QuCo, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return &QuCo{cfg: cfg}, nil
-}
-
 // Name implements Method.
 func (q *QuCo) Name() string { return QuCoName }
 
@@ -305,17 +291,9 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 		s.def = &d
 	}
 	set := prompts.ExemplarSet(ex.Dataset)
-	if set != "" {
-		exs, err := env.Prompts.Exemplars(set, q.cfg.Shots)
-		if err != nil {
-			return s.pred, fmt.Errorf("quco: prompts: %w", err)
-		}
-		var b strings.Builder
-		for _, e := range exs {
-			b.WriteString(env.Prompts.Demo(e))
-			b.WriteString("\n")
-		}
-		s.demos = b.String()
+	var err error
+	if s.demos, err = demos(env.Prompts, set, q.cfg.Shots); err != nil {
+		return s.pred, fmt.Errorf("quco: prompts: %w", err)
 	}
 	s.cas = env.Prompts.Case(set, ex.Question)
 	text, err := s.run(ctx, ex.Question)
@@ -464,9 +442,6 @@ func filterAssistant(raw string) (kept string, dropped [][2]string) {
 	return strings.Join(out, " "), dropped
 }
 
-// passage is a retrieved passage: its id and the text that goes into prompts.
-type passage struct{ id, text string }
-
 // retrieve runs one retrieval and returns its passages.
 func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, error) {
 	if tr, ok := s.env.Tokenizer.(llm.Truncator); ok && s.cfg.QueryTokens > 0 {
@@ -486,18 +461,9 @@ func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, erro
 		s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, Reason: why + "; error: " + err.Error()})
 		return nil, fmt.Errorf("quco: retriever (query %q): %w", query, err)
 	}
-	ids := make([]string, len(hits))
-	out := make([]passage, len(hits))
-	for i, h := range hits {
-		ids[i], out[i] = h.ID, passage{h.ID, h.Text}
-	}
-	if s.cfg.PadTopK && len(out) < s.cfg.TopK {
-		why += fmt.Sprintf("; %d hit(s), padded to %d with empty passages", len(out), s.cfg.TopK)
-		for len(out) < s.cfg.TopK {
-			out = append(out, passage{})
-		}
-	}
-	s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, IDs: ids, Reason: why})
+	out, padded := passages(hits, s.cfg.TopK, s.cfg.PadTopK)
+	why += padded
+	s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, IDs: hitIDs(hits), Reason: why})
 	s.pred.Signals["retrieved"] = 1
 	return out, nil
 }
@@ -512,14 +478,6 @@ func dedupe(in []passage) []passage {
 			seen[p.text] = true
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-func texts(ps []passage) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.text
 	}
 	return out
 }
@@ -810,7 +768,7 @@ func (s *quco) queries(c check) ([]string, []string) {
 			}
 			qs, why = append(qs, q), append(why, "full_triplet of "+t.String())
 		}
-	case QueryOriginalSentnce:
+	case QueryOriginalSentence:
 		qs, why = []string{c.sentence}, []string{"original_sentence"}
 	}
 	if s.cfg.MaxQueries > 0 && len(qs) > s.cfg.MaxQueries {

@@ -108,7 +108,7 @@ func NewRAG(name string, settings map[string]any) (*RAG, error) {
 
 func init() {
 	for _, n := range []string{"standard-rag", "hybrid", "longrag"} {
-		Register(n, func(s map[string]any) (Method, error) { return NewRAG(n, s) })
+		register(n, func(s map[string]any) (Method, error) { return NewRAG(n, s) })
 	}
 }
 

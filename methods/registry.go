@@ -11,9 +11,8 @@ import (
 	"sync"
 )
 
-// Factory builds a method from its settings (a decoded YAML or JSON object; nil for the defaults).
-// It decodes them strictly (DecodeSettings), applies defaults and validates.
-type Factory func(settings map[string]any) (Method, error)
+// factory builds a method from its settings (a decoded YAML or JSON object; nil for the defaults).
+type factory func(settings map[string]any) (Method, error)
 
 // Configured is implemented by methods that can show their resolved settings (defaults applied), which
 // the runner writes into the run's resolved config.
@@ -23,16 +22,36 @@ type Configured interface {
 
 var (
 	regMu     sync.RWMutex
-	factories = map[string]Factory{}
+	factories = map[string]factory{}
 )
 
-// Register makes a method available by name. It panics on a duplicate or empty name (a programming
-// error found at init).
-func Register(name string, f Factory) {
+// Register makes a method available by name. Its settings, of type C (a struct with json tags), start
+// from defaults(); a cell's settings are decoded strictly over them (DecodeSettings: a key C lacks is
+// an error naming it) and, when C has a Validate() error method, validated; build then makes the
+// method. Register panics on a duplicate or empty name (a programming error found at init).
+func Register[C any](name string, defaults func() C, build func(C) (Method, error)) {
+	if defaults == nil || build == nil {
+		panic("methods: Register " + name + " with a nil defaults or build")
+	}
+	register(name, func(settings map[string]any) (Method, error) {
+		c := defaults()
+		if err := DecodeSettings(settings, &c); err != nil {
+			return nil, err
+		}
+		if v, ok := any(&c).(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return nil, err
+			}
+		}
+		return build(c)
+	})
+}
+
+func register(name string, f factory) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if name == "" || f == nil {
-		panic("methods: Register with an empty name or nil factory")
+	if name == "" {
+		panic("methods: Register with an empty name")
 	}
 	if _, dup := factories[name]; dup {
 		panic("methods: duplicate method " + name)

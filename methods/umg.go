@@ -154,8 +154,8 @@ func NewUMGP(settings map[string]any) (*UMG, error) {
 }
 
 func init() {
-	Register("umg", func(s map[string]any) (Method, error) { return NewUMG(s) })
-	Register("umgp", func(s map[string]any) (Method, error) { return NewUMGP(s) })
+	register("umg", func(s map[string]any) (Method, error) { return NewUMG(s) })
+	register("umgp", func(s map[string]any) (Method, error) { return NewUMGP(s) })
 }
 
 // Name implements Method.

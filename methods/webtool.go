@@ -15,13 +15,7 @@ import (
 const WebToolName = "web-tool"
 
 func init() {
-	Register(WebToolName, func(s map[string]any) (Method, error) {
-		c := DefaultWebTool()
-		if err := blDecode(s, &c); err != nil {
-			return nil, err
-		}
-		return &WebTool{cfg: c}, nil
-	})
+	Register(WebToolName, DefaultWebTool, func(c WebToolConfig) (Method, error) { return &WebTool{c}, nil })
 }
 
 // webSearchHint is the line the authors' non-retrieval runner (generate_baselines.BasicRAG) puts
@@ -93,7 +87,7 @@ func (m *WebTool) Settings() any { return m.cfg }
 
 // Answer implements Method.
 func (m *WebTool) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newBLRun(m.Name(), env, ex)
+	r := newCore(m.Name(), env, ex)
 	if err := r.setup(m.cfg.generation(), "generator", "prompts"); err != nil {
 		return r.pred(""), err
 	}
@@ -128,7 +122,7 @@ func (m *WebTool) Answer(ctx context.Context, env Env, ex datasets.Example) (Pre
 	return p, err
 }
 
-func (m *WebTool) pred(r *blRun, raw string, calls int) Prediction {
+func (m *WebTool) pred(r *core, raw string, calls int) Prediction {
 	p := r.pred(raw)
 	p.Signals["web_search_calls"] = float64(calls)
 	return p

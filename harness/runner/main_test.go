@@ -62,13 +62,7 @@ func (m *rtMethod) Answer(ctx context.Context, env methods.Env, ex datasets.Exam
 }
 
 func init() {
-	methods.Register("rt-echo", func(s map[string]any) (methods.Method, error) {
-		m := &rtMethod{}
-		if err := methods.DecodeSettings(s, m); err != nil {
-			return nil, err
-		}
-		return m, nil
-	})
+	methods.Register("rt-echo", func() rtMethod { return rtMethod{} }, func(m rtMethod) (methods.Method, error) { return &m, nil })
 }
 
 // indexCache is shared by the tests of the package so that the BM25 index over the 2Wiki corpus is

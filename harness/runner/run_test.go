@@ -390,7 +390,7 @@ func (checkedMethod) CheckEnv(env methods.Env) error {
 }
 
 func init() {
-	methods.Register("rt-checked", func(map[string]any) (methods.Method, error) { return checkedMethod{}, nil })
+	methods.Register("rt-checked", func() struct{} { return struct{}{} }, func(struct{}) (methods.Method, error) { return checkedMethod{}, nil })
 }
 
 // TestCheckEnvFailsEarly: a method whose CheckEnv fails stops the run before any question, naming the

@@ -24,7 +24,7 @@ func (nullMethod) Answer(ctx context.Context, env methods.Env, ex datasets.Examp
 }
 
 func init() {
-	methods.Register("rt-null", func(map[string]any) (methods.Method, error) { return nullMethod{}, nil })
+	methods.Register("rt-null", func() struct{} { return struct{}{} }, func(struct{}) (methods.Method, error) { return nullMethod{}, nil })
 }
 
 func nullConfig(t testing.TB, n int) Config {
