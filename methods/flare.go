@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,375 +12,264 @@ import (
 	"github.com/ragbench/ragbench/harness/text"
 )
 
-// Two of the algorithms called FLARE, labelled apart (docs/methods.md):
-//
-//   - "flare-token": DRAGIN's TokenRAG, which produced the FLARE rows of the DRAGIN and QuCo-RAG
-//     tables (QuCo-RAG's configs call it "flare"; its code runs it as "token").
-//   - "flare" (flare_official.go): the official look-ahead FLARE of jzbjyb/FLARE.
-
 func init() {
-	Register("flare-token", DefaultFlareToken, func(c FlareTokenConfig) (Method, error) { return &FlareToken{c}, nil })
+	Register("flare", DefaultFlare, func(c FlareConfig) (Method, error) { return &Flare{c}, nil })
 }
 
-// FlareTokenConfig configures flare-token.
-type FlareTokenConfig struct {
-	RetrievalConfig
-	// Threshold is hallucination_threshold: a sentence whose mean (1 − p) over its tokens exceeds it
-	// triggers retrieval, and its tokens with 1 − p above it are masked out of the query. Default 0.1
-	// (the authors' 2WikiMultihopQA configs, and HotpotQA with Llama-3-8B and Qwen2.5-32B; their
-	// HotpotQA configs for OLMo-2 and Qwen2.5-7B use 0.08).
-	Threshold float64 `json:"hallucination_threshold"`
-	// SentenceSolver aggregates a sentence's (1 − p): avg (default, every authors' config), max or min.
-	SentenceSolver string `json:"sentence_solver"`
-	// QueryFormulation is direct (default: the trigger sentence with its uncertain tokens removed) or
-	// forward_all (the question, the text so far and the kept sentences, joined by spaces).
-	QueryFormulation string `json:"query_formulation"`
-	// ExactTokenMapping corrects two quirks of the authors' code: tokens are mapped to sentences by
-	// their character offsets, so that each sentence is scored on exactly its own tokens (the authors'
-	// mapping advances with a wrong offset and scores each sentence one token past its end), and the
-	// mask replaces exactly the uncertain tokens (the authors' can index from the sentence's end when
-	// a token is not found). Default false: the authors' behaviour.
-	ExactTokenMapping bool `json:"exact_token_mapping"`
+// FlareConfig configures the official look-ahead FLARE ("flare"). The defaults are those of the
+// authors' 2WikiMultihopQA config (jzbjyb/FLARE configs/2wikihop_flare_config.json and openai.sh).
+type FlareConfig struct {
+	// PromptKey, Shots and the answer step as for the baselines; the prompt is the demos, the
+	// template's hallucination section with the current passages, its instruction, the case and the
+	// text generated so far. generate_max_length is not used: MaxGenerationLen bounds the answer.
+	PromptKey string `json:"prompt_key"`
+	Shots     int    `json:"shots"`
+	FinishOptions
+	// TopK is the number of passages per retrieval (default 2); each retrieval replaces the passages.
+	TopK int `json:"top_k"`
+	// RetrieveQuestionFirst retrieves with the question before the first step (look_ahead_pre_retrieval
+	// "first"; default true).
+	RetrieveQuestionFirst bool `json:"retrieve_question_first"`
+	// LookAheadTokens bounds each look-ahead (look_ahead_steps, default 64) and each step.
+	LookAheadTokens int `json:"look_ahead_steps"`
+	// FilterProb: a look-ahead with some token of probability <= it triggers retrieval
+	// (look_ahead_filter_prob, default 0.8; 0 turns the filter off, so every step retrieves).
+	FilterProb float64 `json:"look_ahead_filter_prob"`
+	// MaskProb: tokens of probability <= it are blanked out of the query (look_ahead_mask_prob,
+	// default 0.4; 0 keeps the whole look-ahead).
+	MaskProb float64 `json:"look_ahead_mask_prob"`
+	// MaxGenerationLen bounds the generated tokens (max_generation_len, default 256).
+	MaxGenerationLen int `json:"max_generation_len"`
+	// MinSentenceChars: a look-ahead is cut at the end of its first sentence that ends at least this
+	// many characters in (min_sent_len, default 5).
+	MinSentenceChars int `json:"min_sentence_chars"`
+	// Stop is the final stop sequence sent with every call (final_stop_sym, default "\n\n").
+	Stop string `json:"stop"`
 }
 
-// DefaultFlareToken returns flare-token's defaults.
-func DefaultFlareToken() FlareTokenConfig {
-	return FlareTokenConfig{RetrievalConfig: blDefaultRetrieval(), Threshold: 0.1, SentenceSolver: "avg", QueryFormulation: "direct"}
+// DefaultFlare returns the official FLARE's defaults.
+func DefaultFlare() FlareConfig {
+	return FlareConfig{PromptKey: "llama-2", Shots: -1, FinishOptions: DefaultFinish, TopK: 2, RetrieveQuestionFirst: true,
+		LookAheadTokens: 64, FilterProb: 0.8, MaskProb: 0.4, MaxGenerationLen: 256, MinSentenceChars: 5, Stop: "\n\n"}
 }
 
 // Validate reports the first invalid field.
-func (c FlareTokenConfig) Validate() error {
-	if err := c.RetrievalConfig.Validate(); err != nil {
+func (c FlareConfig) Validate() error {
+	g := GenerationConfig{PromptKey: c.PromptKey, Shots: c.Shots, MaxTokens: 1, FinishOptions: c.FinishOptions}
+	if err := g.Validate(); err != nil {
 		return err
 	}
 	switch {
-	case c.Threshold < 0 || c.Threshold > 1 || math.IsNaN(c.Threshold):
-		return fmt.Errorf("hallucination_threshold %v: want a value in [0, 1]", c.Threshold)
-	case c.SentenceSolver != "avg" && c.SentenceSolver != "max" && c.SentenceSolver != "min":
-		return fmt.Errorf("sentence_solver %q: want avg, max or min", c.SentenceSolver)
-	case c.QueryFormulation != "direct" && c.QueryFormulation != "forward_all":
-		return fmt.Errorf("query_formulation %q: want direct or forward_all", c.QueryFormulation)
+	case c.TopK < 1:
+		return fmt.Errorf("top_k %d: want at least 1", c.TopK)
+	case c.LookAheadTokens < 1:
+		return fmt.Errorf("look_ahead_steps %d: want at least 1", c.LookAheadTokens)
+	case c.MaxGenerationLen < 1:
+		return fmt.Errorf("max_generation_len %d: want at least 1", c.MaxGenerationLen)
+	case !(c.FilterProb >= 0 && c.FilterProb <= 1):
+		return fmt.Errorf("look_ahead_filter_prob %v: want a value in [0, 1]", c.FilterProb)
+	case !(c.MaskProb >= 0 && c.MaskProb <= 1):
+		return fmt.Errorf("look_ahead_mask_prob %v: want a value in [0, 1]", c.MaskProb)
+	case c.MinSentenceChars < 0:
+		return errors.New("min_sentence_chars must not be negative")
 	}
 	return nil
 }
 
-// FlareToken is DRAGIN's TokenRAG ("flare-token"): generate the whole continuation with token
-// probabilities; the first sentence whose mean (1 − p) exceeds the threshold triggers a retrieval
-// with that sentence minus its uncertain tokens; the sentences before it are kept and the whole
-// regeneration from the retrieved passages is appended; repeat until a stop rule fires.
-type FlareToken struct{ cfg FlareTokenConfig }
+// Flare is the official look-ahead FLARE ("flare"): retrieve with the question; then, step by step,
+// generate a look-ahead of up to look_ahead_steps tokens cut at its first sentence end; if some token
+// of it has probability <= look_ahead_filter_prob, retrieve with the look-ahead minus its tokens of
+// probability <= look_ahead_mask_prob and regenerate the step from the new passages, else keep the
+// look-ahead; one sentence per step, until the model stops or max_generation_len tokens.
+type Flare struct{ cfg FlareConfig }
 
 // Name implements Method.
-func (*FlareToken) Name() string { return "flare-token" }
+func (*Flare) Name() string { return "flare" }
 
 // Settings implements Configured.
-func (m *FlareToken) Settings() any { return m.cfg }
+func (m *Flare) Settings() any { return m.cfg }
+
+// flareStep is one generation cut at its first sentence end.
+type flareStep struct {
+	text   string
+	toks   []llm.TokenLogprob
+	reason string // stop, length or boundary
+}
 
 // Answer implements Method.
-func (m *FlareToken) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
+func (m *Flare) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
 	cfg := m.cfg
 	r := newCore(m.Name(), env, ex)
-	if err := r.setup(cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
+	g := GenerationConfig{PromptKey: cfg.PromptKey, Shots: cfg.Shots, MaxTokens: cfg.MaxGenerationLen, FinishOptions: cfg.FinishOptions}
+	if err := r.setup(g, "generator", "retriever", "prompts"); err != nil {
 		return r.pred(""), err
 	}
 	sec := r.tmpl.Hallucination
+	var docs []string
+	if cfg.RetrieveQuestionFirst {
+		var err error
+		if docs, err = r.retrieve(ctx, 0, ex.Question, cfg.TopK, "the question (before the first step)"); err != nil {
+			return r.pred(""), err
+		}
+	}
 	txt := ""
-	for round := 1; ; round++ {
-		oldLen := pyLen(txt)
-		prompt := r.demos + r.caseText + " " + txt
-		resp, err := r.generate(ctx, round, prompt, cfg.MaxTokens, true)
+	used := 0
+	call := func(round, maxTok int) (flareStep, error) {
+		prompt := r.demos + sec.Docs(docs) + sec.Instruction + r.caseText + txt
+		req := llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: max(2, maxTok), Logprobs: -1}
+		if cfg.Stop != "" {
+			req.Stop = []string{cfg.Stop}
+		}
+		resp, err := r.generateReq(ctx, round, req)
+		if err != nil {
+			return flareStep{}, err
+		}
+		if err := r.needLogprobs(resp); err != nil {
+			return flareStep{}, err
+		}
+		return flareCut(resp, cfg.MinSentenceChars, cfg.Stop), nil
+	}
+	for round := 1; used < cfg.MaxGenerationLen && round <= cfg.MaxGenerationLen+1; round++ {
+		la, err := call(round, cfg.LookAheadTokens)
 		if err != nil {
 			return r.pred(txt), err
 		}
-		if err := r.needLogprobs(resp); err != nil {
-			return r.pred(txt), err
-		}
-		var chk flTokenCheck
-		if cfg.ExactTokenMapping {
-			chk = flExactCheck(resp.Text, resp.Tokens, cfg.Threshold, cfg.SentenceSolver)
-		} else {
-			chk = flAuthorsCheck(resp.Text, resp.Tokens, cfg.Threshold, cfg.SentenceSolver)
-		}
-		for _, s := range chk.sentences {
-			s.ev.Round = round
-			r.event(s.ev)
-		}
-		if !chk.hallucinated {
-			r.event(Event{Round: round, Kind: "no-trigger", Decision: "accept", Reason: "no sentence above the threshold; the whole generation is kept"})
-			txt = strings.TrimSpace(txt) + " " + strings.TrimSpace(resp.Text)
-		} else {
-			var query string
-			if cfg.QueryFormulation == "direct" {
-				query = strings.ReplaceAll(chk.masked, "[xxx]", "")
-			} else {
-				var parts []string
-				for _, s := range []string{ex.Question, txt, chk.prev} {
-					if s != "" {
-						parts = append(parts, s)
-					}
-				}
-				query = strings.Join(parts, " ")
+		query, low := flareQuery(la, cfg.FilterProb, cfg.MaskProb)
+		ev := Event{Round: round, Kind: "lookahead", Text: la.text, Threshold: Threshold(cfg.FilterProb)}
+		for _, t := range la.toks {
+			p := math.Exp(t.Logprob)
+			it := Item{Name: t.Text, Value: flRound4(p)}
+			if p <= cfg.MaskProb {
+				it.Flag, it.Note = true, "masked"
+			} else if p <= cfg.FilterProb {
+				it.Note = "low"
 			}
-			r.event(Event{Round: round, Kind: "query", Text: chk.masked, Query: query, Decision: "retrieve",
-				Reason: fmt.Sprintf("%s query from the trigger sentence; kept before it: %q", cfg.QueryFormulation, chk.prev)})
-			docs, err := r.retrieve(ctx, round, query, cfg.TopK, "the masked trigger sentence")
-			if err != nil {
+			ev.Items = append(ev.Items, it)
+		}
+		step := la
+		if query != "" {
+			ev.Decision = "retrieve"
+			ev.Query = query
+			ev.Reason = fmt.Sprintf("%d token(s) with p <= %g; masked tokens with p <= %g", low, cfg.FilterProb, cfg.MaskProb)
+			r.event(ev)
+			if docs, err = r.retrieve(ctx, round, query, cfg.TopK, "the masked look-ahead"); err != nil {
 				return r.pred(txt), err
 			}
-			prev := strings.TrimSpace(chk.prev)
-			prompt := r.demos + sec.Docs(docs) + sec.Instruction + r.caseText + " " + txt + " " + prev
-			resp, err := r.generate(ctx, round, prompt, cfg.MaxTokens, false)
-			if err != nil {
+			if step, err = call(round, min(cfg.MaxGenerationLen-used, cfg.LookAheadTokens)); err != nil {
 				return r.pred(txt), err
 			}
-			r.event(Event{Round: round, Kind: "regenerate", Text: strings.TrimSpace(resp.Text), Decision: "accept", Reason: "the whole regeneration is kept"})
-			txt = strings.TrimSpace(txt) + " " + prev + " " + strings.TrimSpace(resp.Text)
+			r.event(Event{Round: round, Kind: "regenerate", Text: step.text, Decision: "accept", Reason: "step regenerated from the new passages, cut at its first sentence end"})
+		} else {
+			ev.Decision = "accept"
+			switch {
+			case low == 0 && cfg.FilterProb > 0:
+				ev.Reason = fmt.Sprintf("every token has p > %g", cfg.FilterProb)
+			default:
+				ev.Reason = "empty query"
+			}
+			r.event(ev)
+			if rest := cfg.MaxGenerationLen - used; len(step.toks) > max(2, rest) {
+				step = flareTrim(step, max(2, rest))
+			}
 		}
-		if stop := loopStop(txt, oldLen, cfg.MaxTokens); stop != "" {
-			r.event(Event{Round: round, Kind: "stop", Decision: "stop", Reason: stop})
+		used += len(step.toks)
+		txt += step.text
+		if step.reason == "stop" || len(step.toks) == 0 {
+			r.event(Event{Round: round, Kind: "stop", Decision: "stop", Reason: "the model stopped (end of text or the stop sequence)"})
 			break
+		}
+		if used >= cfg.MaxGenerationLen {
+			r.event(Event{Round: round, Kind: "stop", Decision: "stop", Reason: fmt.Sprintf("length: %d generated tokens >= %d", used, cfg.MaxGenerationLen)})
 		}
 	}
 	return r.finish(ctx, txt, cfg.FinishOptions)
 }
 
-// flTokenCheck is the outcome of TokenRAG's check of one generation.
-type flTokenCheck struct {
-	sentences    []flCheckedSentence
-	hallucinated bool
-	// prev is the sentences before the trigger, joined by spaces; masked is the trigger sentence
-	// with its uncertain tokens replaced by "[xxx]".
-	prev, masked string
-}
-
-type flCheckedSentence struct {
-	ev Event
-}
-
-// solve aggregates scores as numpy does: the mean of nothing is NaN (which exceeds no threshold);
-// max and min of nothing are undefined (the authors' code raises), reported as ok false.
-func flSolve(solver string, xs []float64) (float64, bool) {
-	if len(xs) == 0 {
-		return math.NaN(), false
+// flareCut applies the official truncate_at_boundary to a response: the text is cut at the end of
+// its first sentence ending at least minChars characters in (trailing spaces excluded), moved to the
+// start of the first token at or after that point, and the tokens from that token on are dropped;
+// a cut step has reason "boundary". A response of at most one token is left whole. The stop
+// sequence, if present, ends the step.
+func flareCut(resp llm.Response, minChars int, stop string) flareStep {
+	st := flareStep{text: resp.Text, toks: resp.Tokens, reason: resp.FinishReason}
+	if st.reason != "length" {
+		st.reason = "stop"
 	}
-	v := xs[0]
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-		switch solver {
-		case "max":
-			v = max(v, x)
-		case "min":
-			v = min(v, x)
-		}
-	}
-	if solver == "avg" {
-		v = sum / float64(len(xs))
-	}
-	return v, true
-}
-
-func flSentenceEvent(sent string, toks []llm.TokenLogprob, scores []float64, p float64, ok bool, thr float64, solver string) Event {
-	items := make([]Item, 0, len(toks))
-	for i, t := range toks {
-		it := Item{Name: t.Text, Value: flRound4(math.Exp(t.Logprob))}
-		if i < len(scores) && scores[i] > thr {
-			it.Flag = true
-			it.Note = "uncertain"
-		}
-		items = append(items, it)
-	}
-	ev := Event{Kind: "sentence", Text: sent, Threshold: Threshold(thr), Items: items}
-	switch {
-	case !ok:
-		ev.Decision = "accept"
-		ev.Reason = fmt.Sprintf("no tokens mapped to the sentence (%s of nothing): not a trigger", solver)
-	case p > thr:
-		ev.Decision = "trigger"
-		ev.Reason = fmt.Sprintf("%s(1-p) over %d token(s) = %.4f > %g", solver, len(scores), p, thr)
-	default:
-		ev.Decision = "accept"
-		ev.Reason = fmt.Sprintf("%s(1-p) over %d token(s) = %.4f <= %g", solver, len(scores), p, thr)
-	}
-	return ev
-}
-
-func flRound4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// flAuthorsCheck is TokenRAG's modifier as the authors' code runs it, in Python string semantics
-// (indices count code points, slices clamp, a negative start counts from the end):
-//
-//   - the generation is split into sentences (stripped, empty ones dropped);
-//   - from token tid on, tokens are consumed while each is found in the sentence after pos, where
-//     pos is set to the token's offset within the remainder (not within the sentence) plus its
-//     length; the sentence is scored on tokens tid..tr inclusive (one past the last consumed), and
-//     the next sentence starts at tr+1;
-//   - in the trigger sentence each scored token is searched after pos and, when its 1 − p exceeds
-//     the threshold, replaced by "[xxx]"; a token not found gives the position pos−1 (−1 at the
-//     start, which slices from the end).
-func flAuthorsCheck(gen string, toks []llm.TokenLogprob, thr float64, solver string) flTokenCheck {
-	return flAuthorsCheckSentences(text.SplitSentences(gen), toks, thr, solver)
-}
-
-// flAuthorsCheckSentences is flAuthorsCheck on a generation already split into sentences.
-func flAuthorsCheckSentences(sents []string, toks []llm.TokenLogprob, thr float64, solver string) flTokenCheck {
-	var out flTokenCheck
-	tid := 0
-	for sid, sent := range sents {
-		s := []rune(sent)
-		pos, tr := 0, tid
-		for tr < len(toks) {
-			apr := flPyFind(flPySlice(s, pos, len(s)), []rune(toks[tr].Text))
-			if apr == -1 {
+	if len(st.toks) > 1 {
+		breakAt := len(st.text)
+		for _, sp := range text.SentenceSpans(st.text) {
+			if pyLen(st.text[:sp.End]) >= minChars {
+				breakAt = sp.End
 				break
 			}
-			pos = apr + len([]rune(toks[tr].Text))
-			tr++
 		}
-		lo, hi := min(tid, len(toks)), min(tr+1, len(toks))
-		scored := toks[lo:hi]
-		scores := make([]float64, len(scored))
-		for i, t := range scored {
-			scores[i] = 1 - math.Exp(t.Logprob)
-		}
-		p, ok := flSolve(solver, scores)
-		ev := flSentenceEvent(sent, scored, scores, p, ok, thr, solver)
-		out.sentences = append(out.sentences, flCheckedSentence{ev})
-		if ok && p > thr {
-			out.hallucinated = true
-			out.prev = strings.Join(sents[:sid], " ")
-			curr := s
-			pos := 0
-			for i, t := range scored {
-				tok := []rune(t.Text)
-				apr := flPyFind(flPySlice(curr, pos, len(curr)), tok) + pos
-				if scores[i] > thr {
-					var b []rune
-					b = append(b, flPySlice(curr, 0, apr)...)
-					b = append(b, []rune("[xxx]")...)
-					b = append(b, flPySlice(curr, apr+len(tok), len(curr))...)
-					curr = b
-					pos = apr + len("[xxx]")
-				} else {
-					pos = apr + len(tok)
+		if breakAt > 0 && breakAt < len(st.text) {
+			offs := flTokenOffsets(st.text, st.toks)
+			i := 0
+			for i = range st.toks {
+				if offs[i] >= breakAt {
+					breakAt = offs[i]
+					break
 				}
 			}
-			out.masked = string(curr)
-			return out
+			if i > 0 {
+				st.toks = st.toks[:i]
+			}
+			st.text = st.text[:breakAt]
+			st.reason = "boundary"
 		}
-		tid = tr + 1
 	}
-	return out
+	if stop != "" {
+		if p := strings.Index(st.text, stop); p >= 0 {
+			st.text = st.text[:p]
+			offs := flTokenOffsets(resp.Text, st.toks)
+			n := 0
+			for n < len(st.toks) && offs[n] >= 0 && offs[n] < p {
+				n++
+			}
+			st.toks = st.toks[:n]
+			st.reason = "stop"
+		}
+	}
+	return st
 }
 
-// pySlice is Python's s[i:j] for code points: negative indices count from the end, and both ends
-// are clamped to [0, len(s)].
-func flPySlice(s []rune, i, j int) []rune {
-	n := len(s)
-	norm := func(x int) int {
-		if x < 0 {
-			x += n
-			if x < 0 {
-				x = 0
-			}
-		}
-		if x > n {
-			x = n
-		}
-		return x
+// flareTrim keeps the first n tokens of a step (a look-ahead longer than the tokens left).
+func flareTrim(st flareStep, n int) flareStep {
+	var b strings.Builder
+	for _, t := range st.toks[:n] {
+		b.WriteString(t.Text)
 	}
-	i, j = norm(i), norm(j)
-	if i >= j {
-		return nil
-	}
-	return s[i:j]
+	return flareStep{text: b.String(), toks: st.toks[:n], reason: "length"}
 }
 
-// pyFind is Python's s.find(sub) in code points.
-func flPyFind(s, sub []rune) int {
-	if len(sub) == 0 {
-		return 0
-	}
-	i := strings.Index(string(s), string(sub))
-	if i < 0 {
-		return -1
-	}
-	return len([]rune(string(s)[:i]))
-}
-
-// flExactCheck is the corrected check (exact_token_mapping): each token belongs to the sentence
-// that holds its first non-space character (found by its offset in the generation), each sentence
-// is scored on exactly its tokens, and the trigger sentence's uncertain tokens are replaced by
-// "[xxx]" at their own offsets.
-func flExactCheck(gen string, toks []llm.TokenLogprob, thr float64, solver string) flTokenCheck {
-	spans := text.SentenceSpans(gen)
-	offs := flTokenOffsets(gen, toks)
-	var out flTokenCheck
-	var sents []string
-	for _, sp := range spans {
-		sents = append(sents, gen[sp.Start:sp.End])
-	}
-	for sid, sp := range spans {
-		var own []int
-		for i, t := range toks {
-			if offs[i] < 0 {
-				continue
-			}
-			core := offs[i] + len(t.Text) - len(strings.TrimLeft(t.Text, " \t\n\r"))
-			if core >= sp.Start && core < sp.End {
-				own = append(own, i)
-			}
-		}
-		scored := make([]llm.TokenLogprob, len(own))
-		scores := make([]float64, len(own))
-		for k, i := range own {
-			scored[k] = toks[i]
-			scores[k] = 1 - math.Exp(toks[i].Logprob)
-		}
-		p, ok := flSolve(solver, scores)
-		ev := flSentenceEvent(sents[sid], scored, scores, p, ok, thr, solver)
-		out.sentences = append(out.sentences, flCheckedSentence{ev})
-		if ok && p > thr {
-			out.hallucinated = true
-			out.prev = strings.Join(sents[:sid], " ")
-			curr := sents[sid]
-			for k := len(own) - 1; k >= 0; k-- {
-				if scores[k] <= thr {
-					continue
-				}
-				i := own[k]
-				t := toks[i]
-				a := offs[i] + len(t.Text) - len(strings.TrimLeft(t.Text, " \t\n\r")) - sp.Start
-				b := min(offs[i]+len(t.Text)-sp.Start, len(curr))
-				if a < 0 || a > b {
-					continue
-				}
-				curr = curr[:a] + "[xxx]" + curr[b:]
-			}
-			out.masked = curr
-			return out
+// flareQuery is the official use_as_query with the "simple" mask: "" (no retrieval) when no token
+// has probability <= filter (filter > 0); else the tokens with probability > mask, the others
+// replaced by a space, joined and stripped (mask 0: the whole text). It also returns the number of
+// tokens at or under the filter.
+func flareQuery(st flareStep, filter, mask float64) (string, int) {
+	low := 0
+	for _, t := range st.toks {
+		if math.Exp(t.Logprob) <= filter {
+			low++
 		}
 	}
-	return out
-}
-
-// tokenOffsets returns the byte offset of each token in gen, searching forward from the end of the
-// previous one (-1 when a token is not found; the search then goes on from the same place).
-func flTokenOffsets(gen string, toks []llm.TokenLogprob) []int {
-	offs := make([]int, len(toks))
-	cur := 0
-	for i, t := range toks {
-		if t.Text == "" {
-			offs[i] = -1
-			continue
-		}
-		j := strings.Index(gen[cur:], t.Text)
-		if j < 0 {
-			offs[i] = -1
-			continue
-		}
-		offs[i] = cur + j
-		cur += j + len(t.Text)
+	if filter == 0 && mask == 0 {
+		return st.text, low
 	}
-	return offs
+	if filter > 0 && low == 0 {
+		return "", 0
+	}
+	if mask == 0 {
+		return st.text, low
+	}
+	var b strings.Builder
+	for _, t := range st.toks {
+		if math.Exp(t.Logprob) > mask {
+			b.WriteString(t.Text)
+		} else {
+			b.WriteString(" ")
+		}
+	}
+	return strings.TrimSpace(b.String()), low
 }
