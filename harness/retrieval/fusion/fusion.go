@@ -65,9 +65,9 @@ func FromHits(key Key, hits []retrieval.Hit, depth int) List {
 	return List{Key: key, Candidates: c}
 }
 
-// Collect queries every expert for its top depth candidates and returns one list per key, sorted by key
+// collect queries every expert for its top depth candidates and returns one list per key, sorted by key
 // (expert, then granularity).
-func Collect(ctx context.Context, query string, experts map[Key]retrieval.Retriever, depth int) ([]List, error) {
+func collect(ctx context.Context, query string, experts map[Key]retrieval.Retriever, depth int) ([]List, error) {
 	if depth <= 0 {
 		depth = DefaultDepth
 	}
@@ -105,10 +105,10 @@ func sortCandidates(c []Candidate) {
 	})
 }
 
-// RRF fuses lists by reciprocal rank: score(d) = Σ over lists containing d of 1/(k + rank), rank
+// rrf fuses lists by reciprocal rank: score(d) = Σ over lists containing d of 1/(k + rank), rank
 // 1-based in each list's order. k ≤ 0 means DefaultRRFK. A list that repeats an id counts only its best
 // rank. The result is sorted best first, ties by id.
-func RRF(lists []List, k float64) []Candidate {
+func rrf(lists []List, k float64) []Candidate {
 	if k <= 0 {
 		k = DefaultRRFK
 	}
@@ -235,11 +235,11 @@ func Entropy(weights []float64) (float64, error) {
 	return math.Max(h, 0), nil
 }
 
-// NormalizedEntropy returns Entropy/ln n in [0, 1]: 0 when all the mass is on one candidate, 1 when it
+// normalizedEntropy returns Entropy/ln n in [0, 1]: 0 when all the mass is on one candidate, 1 when it
 // is spread evenly. Edge cases, defined: n = 0 and n = 1 give 0 (nothing to be uncertain about); all-zero
 // weights give 1 (no candidate is preferred: the uniform case). Negative, NaN or infinite weights are an
 // error.
-func NormalizedEntropy(weights []float64) (float64, error) {
+func normalizedEntropy(weights []float64) (float64, error) {
 	h, err := Entropy(weights)
 	if err != nil {
 		return 0, err
@@ -262,9 +262,9 @@ func (l List) Scores() []float64 {
 // Normalizer maps a list's raw scores to comparable ones (MinMax, Sum, or a Softmax closure).
 type Normalizer func([]float64) ([]float64, error)
 
-// CombSum fuses lists by weighted sums of normalised scores: score(d) = Σ weight(list)·norm(list)(d).
+// combSum fuses lists by weighted sums of normalised scores: score(d) = Σ weight(list)·norm(list)(d).
 // A missing weight counts as 1. The result is sorted best first, ties by id.
-func CombSum(lists []List, norm Normalizer, weights map[Key]float64) ([]Candidate, error) {
+func combSum(lists []List, norm Normalizer, weights map[Key]float64) ([]Candidate, error) {
 	score := map[string]float64{}
 	for _, l := range lists {
 		w := 1.0

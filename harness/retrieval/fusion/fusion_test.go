@@ -54,7 +54,7 @@ func TestRRF(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RRF(tc.lists, tc.k)
+			got := rrf(tc.lists, tc.k)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %v want %v", got, tc.want)
 			}
@@ -131,7 +131,7 @@ func TestNormalizedEntropy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NormalizedEntropy(tc.in)
+			got, err := normalizedEntropy(tc.in)
 			if tc.wantErr != (err != nil) {
 				t.Fatalf("err %v, wantErr %v", err, tc.wantErr)
 			}
@@ -140,7 +140,7 @@ func TestNormalizedEntropy(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NormalizedEntropy([]float64{-1, 2}); !errors.Is(err, ErrBadScore) {
+	if _, err := normalizedEntropy([]float64{-1, 2}); !errors.Is(err, ErrBadScore) {
 		t.Fatalf("want ErrBadScore, got %v", err)
 	}
 }
@@ -187,15 +187,15 @@ func TestProperties(t *testing.T) {
 			t.Fatalf("softmax sums to %v", total)
 		}
 		// Entropy: in [0,1], permutation invariant, and softmax entropy grows with the temperature.
-		h1, _ := NormalizedEntropy(sm)
+		h1, _ := normalizedEntropy(sm)
 		perm := slices.Clone(sm)
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		h2, _ := NormalizedEntropy(perm)
+		h2, _ := normalizedEntropy(perm)
 		if h1 < -eps || h1 > 1+eps || !near(h1, h2) {
 			t.Fatalf("entropy %v / permuted %v", h1, h2)
 		}
 		hot, _ := Softmax(s, T*2)
-		h3, _ := NormalizedEntropy(hot)
+		h3, _ := normalizedEntropy(hot)
 		if n > 1 && h3 < h1-1e-9 {
 			t.Fatalf("entropy fell from %v to %v when the temperature doubled", h1, h3)
 		}
@@ -209,10 +209,10 @@ func TestProperties(t *testing.T) {
 			}
 			lists = append(lists, list("e"+strconv.Itoa(l), l, names...))
 		}
-		a := RRF(lists, 60)
+		a := rrf(lists, 60)
 		rev := slices.Clone(lists)
 		slices.Reverse(rev)
-		b := RRF(rev, 60)
+		b := rrf(rev, 60)
 		if len(a) != len(b) {
 			t.Fatal("RRF depends on list order")
 		}
@@ -229,7 +229,7 @@ func TestProperties(t *testing.T) {
 		for i := range lists {
 			lists[i].Candidates = append([]Candidate{{top, 1e9}}, lists[i].Candidates...)
 		}
-		if got := RRF(lists, 60); got[0].ID != top {
+		if got := rrf(lists, 60); got[0].ID != top {
 			t.Fatalf("unanimous top is not first: %v", got[:2])
 		}
 	}
@@ -256,7 +256,7 @@ func TestCollectAndCombSum(t *testing.T) {
 		{"bm25", 8}:  fixed{{ID: "u2", Score: 12}, {ID: "u3", Score: 4}, {ID: "u1", Score: 4}},
 		{"bm25", 2}:  fixed{},
 	}
-	lists, err := Collect(context.Background(), "q", experts, 2)
+	lists, err := collect(context.Background(), "q", experts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestCollectAndCombSum(t *testing.T) {
 	if len(lists[1].Candidates) != 2 || lists[1].Candidates[1].ID != "u3" {
 		t.Fatalf("depth or tie order wrong: %+v", lists[1])
 	}
-	fused, err := CombSum(lists, MinMax, map[Key]float64{{"dense", 4}: 2})
+	fused, err := combSum(lists, MinMax, map[Key]float64{{"dense", 4}: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,8 +278,8 @@ func TestCollectAndCombSum(t *testing.T) {
 		}
 	}
 	experts[Key{"broken", 0}] = failing{}
-	if _, err := Collect(context.Background(), "q", experts, 2); err == nil {
-		t.Fatal("a failing expert must fail Collect")
+	if _, err := collect(context.Background(), "q", experts, 2); err == nil {
+		t.Fatal("a failing expert must fail collect")
 	}
 	if got := FromHits(Key{}, []retrieval.Hit{{ID: "b", Score: 1}, {ID: "a", Score: 1}, {ID: "c", Score: 2}}, 0); got.Candidates[0].ID != "c" || got.Candidates[1].ID != "a" {
 		t.Fatalf("FromHits order: %v", got.Candidates)

@@ -401,7 +401,7 @@ func TestWeightedRRF(t *testing.T) {
 	a := List{Key: Key{"bm25", 8}, Candidates: []Candidate{{"x", 9}, {"y", 8}}}
 	b := List{Key: Key{"dense", 8}, Candidates: []Candidate{{"y", .9}, {"z", .8}}}
 	// Equal weights: RRF.
-	got, want := WeightedRRF([]List{a, b}, 60, nil), RRF([]List{a, b}, 60)
+	got, want := WeightedRRF([]List{a, b}, 60, nil), rrf([]List{a, b}, 60)
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("%v, want %v", got, want)

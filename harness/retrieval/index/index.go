@@ -353,15 +353,9 @@ type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
 
-// LoadUnits reads a units sidecar into a map from unit id to its place. A unit id listed twice is an
-// error.
-func LoadUnits(path string) (map[string]retrieval.UnitSpan, error) {
-	m, _, err := loadUnits(path)
-	return m, err
-}
-
-// loadUnits is LoadUnits that also returns each unit's line number (from 0), which is its document
-// number in the index built beside the sidecar.
+// loadUnits reads a units sidecar into a map from unit id to its place (a unit id listed twice is an
+// error), and each unit's line number (from 0), which is its document number in the index built
+// beside the sidecar.
 func loadUnits(path string) (map[string]retrieval.UnitSpan, map[string]int, error) {
 	m := map[string]retrieval.UnitSpan{}
 	ord := map[string]int{}
