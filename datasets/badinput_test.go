@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/rusage"
 	"os"
 	"sort"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/rusage"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"

@@ -12,8 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ragbench/ragbench/harness/llm"
 	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/harness/llm"
 )
 
 func TestConfigValidate(t *testing.T) {

@@ -3,11 +3,12 @@ package llm
 import (
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/retry"
 	"net/url"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // Config says which backend to use and how to talk to it. It is plain data with defaults (see

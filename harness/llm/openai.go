@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/retry"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicdir"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -21,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/atomicdir"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 )

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"os"
 	"strconv"
 	"sync"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
 )
 
 // ErrNotCached is returned by an offline Cache (one without an inner Counter) on a miss.

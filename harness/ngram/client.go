@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"math/rand"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // DefaultAPIURL is the public Infini-gram API endpoint.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/ragbench/ragbench/internal/mmap"
 
 	"github.com/ragbench/ragbench/harness/text"
 )

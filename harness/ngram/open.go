@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"net/url"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // The backends of Config.

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicfile"
-	"github.com/ragbench/ragbench/internal/lockfile"
 	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
+	"github.com/ragbench/ragbench/internal/lockfile"
 )
 
 // Done is what an existing predictions file holds, for resuming.

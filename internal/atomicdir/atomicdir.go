@@ -7,13 +7,14 @@ package atomicdir
 import (
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ownerFile, inside a temporary directory, holds the process id of the build that owns it.

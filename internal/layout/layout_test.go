@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/testenv"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // module is the import path of this module; packages outside it are not checked.

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
 )
 
 // The index is a directory of flat little-endian files, each memory-mapped on open:

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"io"
 	"math"
@@ -18,6 +17,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/ragbench/ragbench/internal/mmap"
 
 	"github.com/ragbench/ragbench/harness/retrieval"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/mmap"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -14,10 +13,13 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/retrieval"
+	"github.com/ragbench/ragbench/internal/mmap"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval"
 )
 
 // Index is an opened dense index: memory-mapped vectors and documents plus the query embedder.

@@ -17,10 +17,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/text"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/text"
 )
 
 // LSAConfig configures FitLSA. Zero fields take the defaults.

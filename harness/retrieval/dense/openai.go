@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/retry"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/retry"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"path/filepath"
 	"time"
 	"unsafe"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 )

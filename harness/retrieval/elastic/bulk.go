@@ -7,16 +7,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/retrieval/dense"
-	"github.com/ragbench/ragbench/internal/atomicfile"
-	"github.com/ragbench/ragbench/internal/retry"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval/dense"
+	"github.com/ragbench/ragbench/internal/atomicfile"
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // Checkpoint records how far IndexTSV got: every line before Offset is indexed. It is written atomically

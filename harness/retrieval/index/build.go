@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicdir"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/atomicdir"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"

@@ -17,13 +17,14 @@ import (
 	"sync"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/testenv"
-	"gopkg.in/yaml.v3"
 )
 
 func f64(v float64) *float64 { return &v }
