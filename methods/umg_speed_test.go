@@ -51,7 +51,7 @@ func (e *memoEmbedder) Embed(ctx context.Context, texts []string, kind dense.Kin
 // nq_longdoc pages and the KILT pages (119 long documents) cut into units of 2..32 sentences, searched
 // by BM25 and an exact dense search (LSA, 256 dimensions) at all five granularities, over the 109
 // nq_longdoc questions, pool scope; the corpus repeated UMG_SPEED_TIMES times (default 1,10; copies
-// get distinct ids) for the growth. Per question it reports the query encoding (once per question,
+// get distinct ids) for the growth; UMG_SPEED_QUESTIONS keeps the first N questions. Per question it reports the query encoding (once per question,
 // as a remote encoder would be called), the search of each expert × granularity pair (encoding
 // excluded), the fusion (confidences and mixture), the promotion (UMGP), and UMG's and UMGP's whole
 // context step with the encoding excluded; it fails only when UMG's p50 on the 1× corpus exceeds
@@ -65,6 +65,13 @@ func TestUMGLongDocSpeed(t *testing.T) {
 	ctx := context.Background()
 	ds := umgDataset(t, "nq_longdoc/validation-00000-of-00001.parquet", 0)
 	pages, _ := corpus.Pool(ds.Examples)
+	if s := os.Getenv("UMG_SPEED_QUESTIONS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("UMG_SPEED_QUESTIONS: %q", s)
+		}
+		ds.Examples = ds.Examples[:min(n, len(ds.Examples))]
+	}
 	pages = append(pages, umgReadDocs(t, testenv.Data(t, "corpus/kilt-wiki-pages.jsonl"))...)
 	times := []int{1, 10}
 	if s := os.Getenv("UMG_SPEED_TIMES"); s != "" {
