@@ -122,24 +122,20 @@ type UMG struct {
 	overlap float64
 }
 
-// NewUMG builds "umg" from settings (nil: the defaults).
-func NewUMG(settings map[string]any) (*UMG, error) {
-	c := defaultUMG()
-	if err := DecodeSettings(settings, &c); err != nil {
-		return nil, err
-	}
+// newUMG builds "umg" from its decoded settings.
+func newUMG(c UMGConfig) (Method, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
 	return &UMG{name: "umg", cfg: c, overlap: 1}, nil
 }
 
-// NewUMGP builds "umgp" from settings (nil: the defaults).
-func NewUMGP(settings map[string]any) (*UMG, error) {
-	c := UMGPConfig{UMGConfig: defaultUMG(), PromoteSizes: []int{2, 4}, Cap: 1, MaxOverlap: 0.75}
-	if err := DecodeSettings(settings, &c); err != nil {
-		return nil, err
-	}
+func defaultUMGP() UMGPConfig {
+	return UMGPConfig{UMGConfig: defaultUMG(), PromoteSizes: []int{2, 4}, Cap: 1, MaxOverlap: 0.75}
+}
+
+// newUMGP builds "umgp" from its decoded settings.
+func newUMGP(c UMGPConfig) (Method, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -154,8 +150,8 @@ func NewUMGP(settings map[string]any) (*UMG, error) {
 }
 
 func init() {
-	register("umg", func(s map[string]any) (Method, error) { return NewUMG(s) })
-	register("umgp", func(s map[string]any) (Method, error) { return NewUMGP(s) })
+	Register("umg", defaultUMG, newUMG)
+	Register("umgp", defaultUMGP, newUMGP)
 }
 
 // Name implements Method.

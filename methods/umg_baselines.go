@@ -59,8 +59,8 @@ type RAG struct {
 	cfg  RAGConfig
 }
 
-// NewRAG builds the baseline called name from settings (nil: the defaults).
-func NewRAG(name string, settings map[string]any) (*RAG, error) {
+// defaultRAG returns the defaults of the baseline called name.
+func defaultRAG(name string) RAGConfig {
 	c := RAGConfig{RRFK: fusion.DefaultRRFK, Depth: fusion.DefaultDepth, TopK: 5, TraceDepth: 20, Scope: ScopePool, MaxTokens: 128, FinishOptions: DefaultFinish}
 	switch name {
 	case "standard-rag":
@@ -70,12 +70,13 @@ func NewRAG(name string, settings map[string]any) (*RAG, error) {
 	case "longrag":
 		c.Retrievers = []string{"dense@long"}
 		c.TopK, c.ContextBudget = 4, 16384
-	default:
-		return nil, fmt.Errorf("no baseline %q (have standard-rag, hybrid, longrag)", name)
 	}
-	if err := DecodeSettings(settings, &c); err != nil {
-		return nil, err
-	}
+	return c
+}
+
+// newRAG builds the baseline called name from its decoded settings: the RRF weights default to 1
+// each, and every setting is checked.
+func newRAG(name string, c RAGConfig) (Method, error) {
 	if len(c.Retrievers) == 0 {
 		return nil, fmt.Errorf("retrievers must not be empty")
 	}
@@ -108,7 +109,7 @@ func NewRAG(name string, settings map[string]any) (*RAG, error) {
 
 func init() {
 	for _, n := range []string{"standard-rag", "hybrid", "longrag"} {
-		register(n, func(s map[string]any) (Method, error) { return NewRAG(n, s) })
+		Register(n, func() RAGConfig { return defaultRAG(n) }, func(c RAGConfig) (Method, error) { return newRAG(n, c) })
 	}
 }
 
