@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // factory builds a method from its settings (a decoded YAML or JSON object; nil for the defaults).
@@ -86,6 +88,15 @@ func New(name string, settings map[string]any) (Method, error) {
 	return m, nil
 }
 
+// SettingError is a setting a method does not have, or one of the wrong kind of value; Key names it
+// (dotted for a nested field), so that a config file's error can point at its line.
+type SettingError struct {
+	Key string
+	Msg string
+}
+
+func (e *SettingError) Error() string { return e.Msg }
+
 // DecodeSettings decodes settings into dst (a pointer to a config struct with json tags), rejecting
 // keys dst does not have with an error that names the key.
 func DecodeSettings(settings map[string]any, dst any) error {
@@ -101,15 +112,35 @@ func DecodeSettings(settings map[string]any, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		msg := err.Error()
 		if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			return fmt.Errorf("unknown setting %s", k)
+			key, uerr := strconv.Unquote(k)
+			if uerr != nil {
+				key = k
+			}
+			return &SettingError{Key: key, Msg: fmt.Sprintf("unknown setting %s", k)}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Errorf("setting %s: got %s, want %s", te.Field, jsonKind(te.Value), typeWords(te.Type))
+			key := settingKey(te.Field)
+			return &SettingError{Key: key, Msg: fmt.Sprintf("setting %s: got %s, want %s", key, jsonKind(te.Value), typeWords(te.Type))}
 		}
 		return fmt.Errorf("settings: %s", strings.TrimPrefix(msg, "json: "))
 	}
 	return nil
+}
+
+// settingKey is the setting's key in a json.UnmarshalTypeError's Field: without the Go names of the
+// embedded structs it passes through ("GenerationConfig.shots" is "shots").
+func settingKey(field string) string {
+	var keep []string
+	for _, p := range strings.Split(field, ".") {
+		if p != "" && !unicode.IsUpper(rune(p[0])) {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 {
+		return field
+	}
+	return strings.Join(keep, ".")
 }
 
 // jsonKind names a JSON value kind (json.UnmarshalTypeError.Value) in a config's words.

@@ -514,6 +514,11 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 	if err := c.Validate(); err != nil {
 		return Config{}, locate(name, doc, placed, err)
 	}
+	// Every cell's settings are decoded and validated now, so that a misspelt or bad method setting
+	// is an error naming the file, line and key like any other.
+	if _, err := Expand(c); err != nil {
+		return Config{}, locate(name, doc, placed, err)
+	}
 	return c, nil
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -122,7 +123,7 @@ func Expand(c Config) ([]*Cell, error) {
 			}
 			impl, err := methods.New(m.Method, p)
 			if err != nil {
-				return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: fmt.Sprintf("%s: %v", name, err)}
+				return nil, &FieldError{Path: settingPath(i, m, err), Msg: fmt.Sprintf("%s: %v", name, err)}
 			}
 			if m.Endpoint == EndpointResponses {
 				impl = responsesMethod{impl}
@@ -279,4 +280,36 @@ func modelLabel(model string) string {
 		model = model[i+1:]
 	}
 	return valueName(model)
+}
+
+// settingPath is the key path of the setting a method's error is about: methods[i].settings.KEY or
+// methods[i].sweep.KEY when the error names one of the entry's keys (a methods.SettingError, or a
+// validation message that starts with the key, with or without "setting "), else methods[i].
+func settingPath(i int, m MethodConfig, err error) string {
+	path := fmt.Sprintf("methods[%d]", i)
+	key := ""
+	var se *methods.SettingError
+	if errors.As(err, &se) {
+		key, _, _ = strings.Cut(se.Key, ".")
+	} else {
+		msg := strings.TrimPrefix(err.Error(), "method "+m.Method+": ")
+		msg = strings.TrimPrefix(msg, "setting ")
+		for k := range m.Settings {
+			if strings.HasPrefix(msg, k+" ") || strings.HasPrefix(msg, k+":") {
+				key = k
+			}
+		}
+		for k := range m.Sweep {
+			if strings.HasPrefix(msg, k+" ") || strings.HasPrefix(msg, k+":") {
+				key = k
+			}
+		}
+	}
+	if _, ok := m.Sweep[key]; ok && key != "" {
+		return path + ".sweep." + key
+	}
+	if _, ok := m.Settings[key]; ok && key != "" {
+		return path + ".settings." + key
+	}
+	return path
 }
