@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/pathcheck"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/internal/pathcheck"
+
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/datasets"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
 )

@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/urfave/cli/v2"
+
+	"github.com/ragbench/ragbench/harness/retrieval/dense"
 )
 
 func init() {

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/elastic"
 	"github.com/ragbench/ragbench/internal/retry"
-	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
 )

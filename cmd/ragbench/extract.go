@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
-	"github.com/urfave/cli/v2"
 
 	"github.com/ragbench/ragbench/internal/cliutil"
 )

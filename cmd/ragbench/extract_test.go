@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
 	"github.com/ragbench/ragbench/internal/testenv"
-	"github.com/urfave/cli/v2"
 )
 
 // cannedGen answers every request with the same text and records the prompts.

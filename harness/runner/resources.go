@@ -7,14 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicdir"
-	"github.com/ragbench/ragbench/internal/lockfile"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/atomicdir"
+	"github.com/ragbench/ragbench/internal/lockfile"
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/corpus"

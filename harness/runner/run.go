@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/atomicfile"
 
 	"gopkg.in/yaml.v3"
 
