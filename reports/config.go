@@ -123,8 +123,8 @@ func (rc runConfig) attach(r *Run) {
 			}
 			onOther := 0
 			for _, ref := range e.Paper {
-				if canonicalDataset(ref.Dataset) != canonicalDataset(c.Dataset) {
-					if len(e.Datasets) == 0 || !containsDataset(e.Datasets, ref.Dataset) {
+				if canonicalDataset(ref.PlacedOn()) != canonicalDataset(c.Dataset) {
+					if len(e.Datasets) == 0 || !containsDataset(e.Datasets, ref.PlacedOn()) {
 						// A row of a dataset the entry does not run: named, but for no cell of it.
 						onOther++
 					}

@@ -339,4 +339,24 @@ func TestUMGRowsPlaced(t *testing.T) {
 			t.Errorf("%s carries %v, rows of nq_open", c.Name, c.Paper)
 		}
 	}
+	// The config says where the rows are reproduced (umg-nq: on the nq_longdoc pages): then they are
+	// placed there, with no warning.
+	for i := range spec.Methods {
+		spec.Methods[i].On = "nq_longdoc"
+	}
+	on := writeRun(t, "umg-longdoc-on", spec)
+	if len(on.Warnings) > 0 {
+		t.Errorf("warnings with on: nq_longdoc: %q", on.Warnings)
+	}
+	for _, c := range on.Cells {
+		if len(c.Paper) != 1 || c.Paper[0].Dataset != "nq_open" {
+			t.Errorf("%s carries %v, want its one nq_open row placed on nq_longdoc", c.Name, c.Paper)
+		}
+	}
+	r = mustBuild(t, Options{Paper: ref}, on)
+	checkPlaced(t, r, ref)
+	umg = tableByID(r, "umg")
+	if i := colIndex(umg, "f1_paper", ""); i < 0 || *rowByLabel(umg, "umgp").Values[i].V != 52.2 {
+		t.Errorf("on nq_longdoc: UMGP-RAG F1 paper not 52.2: %+v", umg.Columns)
+	}
 }

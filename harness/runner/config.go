@@ -143,6 +143,18 @@ type PaperRef struct {
 	Model   string `yaml:"model" json:"model"`
 	Dataset string `yaml:"dataset" json:"dataset"`
 	Method  string `yaml:"method" json:"method"`
+	// On names the run's dataset the row is placed on when it is not the one the published table
+	// names (umg-nq: the UMG paper's NQ rows, which paper-tables.json calls nq_open, are reproduced
+	// on the nq_longdoc pages). Empty: the row is placed on Dataset only.
+	On string `yaml:"on,omitempty" json:"on,omitempty"`
+}
+
+// PlacedOn returns the dataset whose cells the row is placed beside: On when set, else Dataset.
+func (r PaperRef) PlacedOn() string {
+	if r.On != "" {
+		return r.On
+	}
+	return r.Dataset
 }
 
 // CorpusConfig is a retrieval corpus: a file or the pooled contexts of a dataset.

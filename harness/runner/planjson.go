@@ -144,7 +144,7 @@ func BuildPlanJSON(p *Plan) (*PlanJSON, error) {
 				pc.RecipeKeys = r.Keys
 			}
 			for _, ref := range cell.Paper {
-				if ref.Dataset == d.Name || ref.Dataset == d.Config.Name {
+				if on := ref.PlacedOn(); on == d.Name || on == d.Config.Name {
 					pc.Paper = append(pc.Paper, ref)
 				}
 			}

@@ -58,6 +58,8 @@ type Method struct {
 	// a sweep of the settings of Cells with this label.
 	Sweep bool
 	Paper [][4]string
+	// On, when set, places every row of Paper on this dataset (runner.PaperRef.On).
+	On string
 }
 
 func hash(parts ...any) uint64 {
@@ -124,7 +126,11 @@ func Write(dir string, s Spec) error {
 			if len(m.Paper) > 0 {
 				cfg += "    paper:\n"
 				for _, r := range m.Paper {
-					cfg += fmt.Sprintf("      - {table: %q, model: %q, dataset: %q, method: %q}\n", r[0], r[1], r[2], r[3])
+					on := ""
+					if m.On != "" {
+						on = fmt.Sprintf(", on: %q", m.On)
+					}
+					cfg += fmt.Sprintf("      - {table: %q, model: %q, dataset: %q, method: %q%s}\n", r[0], r[1], r[2], r[3], on)
 				}
 			}
 		}
