@@ -18,8 +18,9 @@
 //
 // Indexes a config needs (BM25 over a corpus file or a dataset's context pool, n-gram indexes) are
 // built on demand into a cache directory keyed by the content hash of their inputs and options
-// (resources.go) and reused by later runs. Shard runs a deterministic slice of every cell; Merge
-// joins shard directories into one run and refuses shards of different configs.
+// (indexcache.go, typed by IndexKind) and reused by later runs; components.go opens the components
+// over them. Shard runs a deterministic slice of every cell; Merge joins shard directories into one
+// run and refuses shards of different configs.
 //
 // It does not implement methods (package methods), open components beyond wiring their configs
 // (their own packages), or build rich reports (the reports package reads the run directory).

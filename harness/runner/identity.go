@@ -75,7 +75,7 @@ func identityOf(c Config, res *Resources, indexes []IndexNeed) (map[string]strin
 		id["templates/extract"] = h
 	}
 	for _, n := range indexes {
-		id["index/"+n.Kind+"/"+n.Corpus] = n.Key
+		id["index/"+string(n.Kind)+"/"+n.Corpus] = n.Key
 	}
 	return id, nil
 }

@@ -19,27 +19,45 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/corpus"
-	"github.com/ragbench/ragbench/harness/extract"
-	"github.com/ragbench/ragbench/harness/llm"
-	"github.com/ragbench/ragbench/harness/llm/offline"
 	"github.com/ragbench/ragbench/harness/ngram"
-	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/bm25"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
-	"github.com/ragbench/ragbench/harness/retrieval/index"
 	"github.com/ragbench/ragbench/harness/retrieval/sparse"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
-	"github.com/ragbench/ragbench/methods"
-	"github.com/ragbench/ragbench/methods/prompts"
 )
 
 // indexFormat versions the layout of the on-demand index cache; it is part of every index key.
 const indexFormat = "ragbench-runner-index/1"
 
+// IndexKind is the kind of an index in the cache: its name is part of the cache key, the directory
+// name and the provenance (index/KIND/CORPUS), so the names never change.
+type IndexKind string
+
+// The index kinds: BM25 over a corpus, an n-gram index for corpus statistics, a prebuilt index a
+// config names (retrieval.dir), and the unit index of a UMG expert (UnitsIndex).
+const (
+	IndexBM25     IndexKind = "bm25"
+	IndexNgram    IndexKind = "ngram"
+	IndexPrebuilt IndexKind = "prebuilt"
+	unitsPrefix             = "units-"
+)
+
+// UnitsIndex is the kind of the unit index of expert e (bm25, dense, splade).
+func UnitsIndex(e string) IndexKind { return IndexKind(unitsPrefix + e) }
+
+// Expert is the expert of a unit index kind, and whether k is one.
+func (k IndexKind) Expert() (string, bool) { return strings.CutPrefix(string(k), unitsPrefix) }
+
+// indexKey names an index of a plan: its kind and the corpus it is built over.
+type indexKey struct {
+	kind   IndexKind
+	corpus string
+}
+
 // IndexNeed is an index a plan needs: what it is built from, its cache key and directory.
 type IndexNeed struct {
-	// Kind is bm25 or ngram.
-	Kind string `json:"kind" yaml:"kind"`
+	// Kind is bm25, ngram, units-EXPERT, or prebuilt.
+	Kind IndexKind `json:"kind" yaml:"kind"`
 	// Corpus is the corpus name in the config.
 	Corpus string `json:"corpus" yaml:"corpus"`
 	// Key is the SHA-256 of the inputs' contents and the build options.
@@ -199,7 +217,7 @@ func findData(p string) (string, error) {
 func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 	var out []*IndexNeed
 	seen := map[string]bool{}
-	add := func(kind string, src corpusSource, opts map[string]any) error {
+	add := func(kind IndexKind, src corpusSource, opts map[string]any) error {
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\n%s\n", indexFormat, kind)
 		for _, f := range src.files {
@@ -217,7 +235,7 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 			return nil
 		}
 		seen[key] = true
-		dir := filepath.Join(r.cacheDir, kind+"-"+key[:20])
+		dir := filepath.Join(r.cacheDir, string(kind)+"-"+key[:20])
 		_, err := os.Stat(dir)
 		out = append(out, &IndexNeed{Kind: kind, Corpus: src.name, Key: key, Dir: dir, Built: err == nil, src: src, opts: opts})
 		return nil
@@ -231,19 +249,19 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 			return nil, err
 		}
 		if r.cfg.Retrieval.Backend == "bm25" {
-			if err := add("bm25", src, map[string]any{"k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+			if err := add(IndexBM25, src, map[string]any{"k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
 				return nil, err
 			}
 		}
 		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
 			for _, e := range u.Experts {
-				if err := add("units-"+e, src, unitOpts(u, e, r.cfg.Retrieval)); err != nil {
+				if err := add(UnitsIndex(e), src, unitOpts(u, e, r.cfg.Retrieval)); err != nil {
 					return nil, err
 				}
 			}
 		}
 		if ng := r.cfg.Ngram; ng.Build && (len(ng.Datasets) == 0 || contains(ng.Datasets, d.Config.Name) || contains(ng.Datasets, d.Name)) {
-			if err := add("ngram", src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
+			if err := add(IndexNgram, src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
 				return nil, err
 			}
 		}
@@ -325,19 +343,20 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 		return err
 	}
 	defer rd.Close()
-	switch n.Kind {
-	case "bm25":
+	expert, units := n.Kind.Expert()
+	switch {
+	case n.Kind == IndexBM25:
 		_, err = bm25.Build(ctx, rd, out, bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B})
-	case "ngram":
+	case n.Kind == IndexNgram:
 		_, err = ngram.BuildFrom(ctx, rd, out, ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true})
-	case "units-bm25", "units-dense", "units-splade":
+	case units && (expert == "bm25" || expert == "dense" || expert == "splade"):
 		docs, derr := r.poolDocs(ctx, n.src, rd)
 		if derr != nil {
 			return derr
 		}
 		u := r.cfg.Retrieval.Units
 		bo := unitindex.BuildOptions{
-			Kind:  strings.TrimPrefix(n.Kind, "units-"),
+			Kind:  expert,
 			Units: corpus.UnitOptions{Sizes: u.OpenSizes(), LongTokens: u.LongTokens},
 			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
 		}
@@ -467,259 +486,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Components are a run's opened components: the generator and, per dataset, the Env its methods
-// get. Close releases them.
-type Components struct {
-	// Clients are the generators by model ("" for llm.model when the config sweeps no models).
-	Clients map[string]*llm.Client
-	// Envs maps a dataset's name to its Env (with the default generator; see Env).
-	Envs    map[string]methods.Env
-	closers []io.Closer
-	llmCfg  llm.Config
-}
-
-// Env returns the Env of dataset for a cell's model.
-func (c *Components) Env(dataset, model string) methods.Env {
-	env := c.Envs[dataset]
-	if cl, ok := c.Clients[model]; ok && model != "" {
-		env.Generator, env.Tokenizer = cl, cl
-		mc := c.llmCfg
-		mc.Model = model
-		env.GeneratorName = GeneratorName(mc)
-	}
-	return env
-}
-
-// Calls returns the generator requests made so far by every client (cache hits included).
-func (c *Components) Calls() int64 {
-	var n int64
-	for _, cl := range c.Clients {
-		n += cl.Ledger().Totals().Calls
-	}
-	return n
-}
-
-// Close closes every opened component.
-func (c *Components) Close() error {
-	var errs []error
-	for i := len(c.closers) - 1; i >= 0; i-- {
-		errs = append(errs, c.closers[i].Close())
-	}
-	c.closers = nil
-	return errors.Join(errs...)
-}
-
-// Open builds every index the plan needs (say so on Progress), then opens the generator, the
-// prompts, the extractor and each dataset's retriever and counter. needs is from Needs.
-func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Components, error) {
-	for _, n := range needs {
-		if err := r.Ensure(ctx, n); err != nil {
-			return nil, err
-		}
-	}
-	comp := &Components{Envs: map[string]methods.Env{}, Clients: map[string]*llm.Client{}, llmCfg: r.cfg.LLM}
-	ok := false
-	defer func() {
-		if !ok {
-			comp.Close()
-		}
-	}()
-	client, err := llm.New(r.cfg.LLM)
-	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
-	}
-	comp.Clients[""] = client
-	comp.closers = append(comp.closers, client)
-	for _, m := range cellModels(r.cfg, p) {
-		if comp.Clients[m] != nil {
-			continue
-		}
-		mc := r.cfg.LLM
-		mc.Model = m
-		cl, err := llm.New(mc)
-		if err != nil {
-			return nil, fmt.Errorf("llm model %s: %w", m, err)
-		}
-		comp.Clients[m] = cl
-		comp.closers = append(comp.closers, cl)
-	}
-	base := methods.Env{Generator: client, Tokenizer: client, GeneratorName: GeneratorName(r.cfg.LLM)}
-	if dir := PromptsDir(r.cfg.Prompts); dir != "" {
-		set, err := prompts.Load(dir)
-		if err != nil {
-			return nil, fmt.Errorf("prompts: %w", err)
-		}
-		base.Prompts = set
-	} else if r.cfg.Prompts != "" {
-		return nil, fmt.Errorf("prompts: %s not found", r.cfg.Prompts)
-	}
-	ec := r.cfg.Extract
-	if ec.Defaults().Backend == "llm" && ec.Templates == "" {
-		dir := PromptsDir(r.cfg.Prompts)
-		if dir == "" {
-			return nil, errors.New("extract: backend llm needs extract.templates or the prompts directory (prompt_templates.json)")
-		}
-		ec.Templates = filepath.Join(dir, "prompt_templates.json")
-	}
-	xc, err := extract.Open(ec)
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
-	}
-	comp.closers = append(comp.closers, xc)
-	base.Extractor = xc.Extractor
-	// A counter from the config's own source (API, cache, prebuilt index) serves every dataset.
-	var shared ngram.Counter
-	if !r.cfg.Ngram.Build && (r.cfg.Ngram.Backend != "" || r.cfg.Ngram.Index != "" || r.cfg.Ngram.QuCoCache != "") {
-		src, err := ngram.Open(ctx, r.cfg.Ngram.Config)
-		if err != nil {
-			return nil, fmt.Errorf("ngram: %w", err)
-		}
-		comp.closers = append(comp.closers, src)
-		shared = src
-	}
-	var sharedRet retrieval.Retriever
-	switch {
-	case r.cfg.Retrieval.Backend == "elastic" || r.cfg.Retrieval.Backend == "index":
-		ic := r.cfg.Retrieval.Index
-		if r.cfg.Retrieval.Backend == "elastic" {
-			ic = index.Config{Kind: index.KindElastic, Elastic: r.cfg.Retrieval.Elastic}
-		}
-		ix, err := index.Open(ctx, ic)
-		if err != nil {
-			return nil, fmt.Errorf("retrieval.%s: %w", r.cfg.Retrieval.Backend, err)
-		}
-		comp.closers = append(comp.closers, ix)
-		sharedRet = ix
-	}
-	byCorpus := map[string]*IndexNeed{}
-	for _, n := range needs {
-		byCorpus[n.Kind+"/"+n.Corpus] = n
-	}
-	opened := map[string]io.Closer{}
-	for _, d := range p.Datasets {
-		env := base
-		env.Retriever = sharedRet
-		env.Counter = shared
-		if c := d.Config.Corpus; c != "" {
-			if n := byCorpus["bm25/"+c]; n != nil {
-				ix, _ := opened[n.Dir].(*bm25.Index)
-				if ix == nil {
-					ix, err = bm25.OpenWith(n.Dir, bm25.OpenOptions{})
-					if err != nil {
-						return nil, err
-					}
-					opened[n.Dir] = ix
-					comp.closers = append(comp.closers, ix)
-				}
-				env.Retriever = ix
-			}
-			for _, e := range r.cfg.Retrieval.Units.Experts {
-				n := byCorpus["units-"+e+"/"+c]
-				if n == nil {
-					continue
-				}
-				ix, _ := opened[n.Dir].(*unitindex.Index)
-				if ix == nil {
-					emb, sp, err := r.unitEncoders(ctx, e)
-					if err != nil {
-						return nil, err
-					}
-					ix, err = unitindex.Open(n.Dir, unitindex.Options{Sizes: r.cfg.Retrieval.Units.OpenSizes(), Expert: e, Embedder: emb, Sparse: sp})
-					if err != nil {
-						closeAll(emb, sp)
-						return nil, err
-					}
-					if c, ok := emb.(io.Closer); ok {
-						comp.closers = append(comp.closers, c)
-					}
-					opened[n.Dir] = ix
-					comp.closers = append(comp.closers, ix)
-				}
-				if env.Retrievers == nil {
-					env.Retrievers = map[string]retrieval.Retriever{}
-				}
-				// Lean: ids and scores only; the methods read the selected units' texts from env.Units.
-				// Each expert is also named by its role (sparse: splade, else bm25; dense).
-				role := roleOf(e, r.cfg.Retrieval.Units.Experts)
-				for k, v := range ix.Lean() {
-					env.Retrievers[k] = v
-					if role != "" {
-						_, g, _ := strings.Cut(k, "@")
-						env.Retrievers[role+"@"+g] = v
-					}
-				}
-				if env.Units == nil {
-					env.Units = ix.Table
-				}
-			}
-			if n := byCorpus["ngram/"+c]; n != nil {
-				src, _ := opened[n.Dir].(*ngram.Source)
-				if src == nil {
-					cfg := r.cfg.Ngram.Config
-					cfg.Backend, cfg.Index = ngram.BackendLocal, n.Dir
-					src, err = ngram.Open(ctx, cfg)
-					if err != nil {
-						return nil, err
-					}
-					opened[n.Dir] = src
-					comp.closers = append(comp.closers, src)
-				}
-				env.Counter = src
-			}
-		}
-		comp.Envs[d.Name] = env
-	}
-	ok = true
-	return comp, nil
-}
-
-// GeneratorName is the label of the generator records carry: the offline reader's name, or the model
-// and server.
-func GeneratorName(c llm.Config) string {
-	c = c.Defaults()
-	if c.Backend == offline.Backend {
-		return offline.Name
-	}
-	c = c.Resolve(nil)
-	return c.Model + " at " + llm.RedactURL(c.BaseURL)
-}
-
-// PromptsDir resolves the prompts directory: dir when set and present; else $RAGBENCH_REFERENCE
-// (or its quco-rag subdirectory); else shared/reference/quco-rag in an ancestor of the working
-// directory. It returns "" when none is found.
-func PromptsDir(dir string) string {
-	exists := func(p string) bool {
-		_, err := os.Stat(filepath.Join(p, "prompt_templates.json"))
-		return err == nil
-	}
-	if dir != "" {
-		if exists(dir) {
-			return dir
-		}
-		return ""
-	}
-	if env := os.Getenv("RAGBENCH_REFERENCE"); env != "" {
-		for _, p := range []string{env, filepath.Join(env, "quco-rag")} {
-			if exists(p) {
-				return p
-			}
-		}
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "reference", "quco-rag")
-		if exists(p) {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
 // Provenance is what the resolved config records besides the config: tool version, git commit, config
 // hash and the checksums of the datasets and indexes used.
 type Provenance struct {
@@ -743,7 +509,7 @@ type Provenance struct {
 // of their metadata file, which holds the size and checksum of every index file.
 func (r *Resources) prebuilt() ([]IndexNeed, error) {
 	var out []IndexNeed
-	add := func(kind, dir, meta string) error {
+	add := func(kind IndexKind, dir, meta string) error {
 		h, err := r.FileHash(filepath.Join(dir, meta))
 		if err != nil {
 			return fmt.Errorf("%s index %s: %w", kind, dir, err)
@@ -752,7 +518,7 @@ func (r *Resources) prebuilt() ([]IndexNeed, error) {
 		return nil
 	}
 	if r.cfg.Retrieval.Backend == "index" && r.cfg.Retrieval.Index.Dir != "" {
-		if err := add("prebuilt", r.cfg.Retrieval.Index.Dir, "meta.json"); err != nil {
+		if err := add(IndexPrebuilt, r.cfg.Retrieval.Index.Dir, "meta.json"); err != nil {
 			return nil, err
 		}
 	}
@@ -761,7 +527,7 @@ func (r *Resources) prebuilt() ([]IndexNeed, error) {
 		if _, err := os.Stat(filepath.Join(r.cfg.Ngram.Index, meta)); err != nil {
 			return out, nil // an Infini-gram index without a manifest: named by its path only
 		}
-		if err := add("ngram", r.cfg.Ngram.Index, meta); err != nil {
+		if err := add(IndexNgram, r.cfg.Ngram.Index, meta); err != nil {
 			return nil, err
 		}
 	}
@@ -783,24 +549,4 @@ func (r *Resources) datasetChecksums(p *Plan) (map[string]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// cellModels returns the models of the plan's cells (the config's models sweep and the methods' own
-// models), in plan order without repeats.
-func cellModels(c Config, p *Plan) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(m string) {
-		if m != "" && !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
-	for _, m := range c.Models {
-		add(m)
-	}
-	for _, cell := range p.Cells {
-		add(cell.Model)
-	}
-	return out
 }
