@@ -36,7 +36,7 @@ sets a method setting (repeatable; VALUE is read as JSON when it parses, else as
 			&cli.StringFlag{Name: "corpus", Usage: "corpus file to build a BM25 index over (DPR TSV, BEIR JSONL, parquet)"},
 			&cli.StringFlag{Name: "templates", Usage: "directory with the QuCo-RAG exemplars.json and prompt_templates.json (default $RAGBENCH_REFERENCE[/quco-rag], else " + defaultTemplates + ")"},
 			&cli.StringFlag{Name: "ngram-index", Usage: "n-gram index directory for corpus statistics (QuCo-RAG); with --corpus one is built over it"},
-			&cli.StringFlag{Name: "extractor", Value: "rule", Usage: "entity and triplet extractor: rule, or llm (the authors' prompts, asked of the generator)"},
+			&cli.StringFlag{Name: "extractor", Value: "rule", Usage: "entity and triplet extractor: rule, or llm (the authors' prompts, asked of the generator's model and server through a client of its own, as in a run)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the prediction as JSON instead of the readable trace"},
 		),
 		Action: answerAction,

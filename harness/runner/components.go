@@ -78,12 +78,31 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 			comp.Close()
 		}
 	}()
-	client, err := llm.New(r.cfg.LLM)
+	bc := baseConfig{LLM: r.cfg.LLM, Extract: r.cfg.Extract, PromptsDir: PromptsDir(r.cfg.Prompts)}
+	if bc.PromptsDir != "" {
+		set, err := prompts.Load(bc.PromptsDir)
+		if err != nil {
+			return nil, fmt.Errorf("prompts: %w", err)
+		}
+		bc.Prompts = set
+	} else if r.cfg.Prompts != "" {
+		return nil, fmt.Errorf("prompts: %s not found", r.cfg.Prompts)
+	}
+	// A counter from the config's own source (API, cache, prebuilt index) serves every dataset.
+	if !r.cfg.Ngram.Build && (r.cfg.Ngram.Backend != "" || r.cfg.Ngram.Index != "" || r.cfg.Ngram.QuCoCache != "") {
+		bc.Ngram = &r.cfg.Ngram.Config
+	}
+	switch r.cfg.Retrieval.Backend {
+	case "elastic":
+		bc.Index, bc.IndexField = &index.Config{Kind: index.KindElastic, Elastic: r.cfg.Retrieval.Elastic}, "retrieval.elastic"
+	case "index":
+		bc.Index, bc.IndexField = &r.cfg.Retrieval.Index, "retrieval.index"
+	}
+	base, client, err := openBase(ctx, bc, func(c io.Closer) { comp.closers = append(comp.closers, c) })
 	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
+		return nil, err
 	}
 	comp.Clients[""] = client
-	comp.closers = append(comp.closers, client)
 	for _, m := range cellModels(r.cfg, p) {
 		if comp.Clients[m] != nil {
 			continue
@@ -97,54 +116,6 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 		comp.Clients[m] = cl
 		comp.closers = append(comp.closers, cl)
 	}
-	base := methods.Env{Generator: client, Tokenizer: client, GeneratorName: GeneratorName(r.cfg.LLM)}
-	if dir := PromptsDir(r.cfg.Prompts); dir != "" {
-		set, err := prompts.Load(dir)
-		if err != nil {
-			return nil, fmt.Errorf("prompts: %w", err)
-		}
-		base.Prompts = set
-	} else if r.cfg.Prompts != "" {
-		return nil, fmt.Errorf("prompts: %s not found", r.cfg.Prompts)
-	}
-	ec := r.cfg.Extract
-	if ec.Defaults().Backend == "llm" && ec.Templates == "" {
-		dir := PromptsDir(r.cfg.Prompts)
-		if dir == "" {
-			return nil, errors.New("extract: backend llm needs extract.templates or the prompts directory (prompt_templates.json)")
-		}
-		ec.Templates = filepath.Join(dir, "prompt_templates.json")
-	}
-	xc, err := extract.Open(ec)
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
-	}
-	comp.closers = append(comp.closers, xc)
-	base.Extractor = xc.Extractor
-	// A counter from the config's own source (API, cache, prebuilt index) serves every dataset.
-	var shared ngram.Counter
-	if !r.cfg.Ngram.Build && (r.cfg.Ngram.Backend != "" || r.cfg.Ngram.Index != "" || r.cfg.Ngram.QuCoCache != "") {
-		src, err := ngram.Open(ctx, r.cfg.Ngram.Config)
-		if err != nil {
-			return nil, fmt.Errorf("ngram: %w", err)
-		}
-		comp.closers = append(comp.closers, src)
-		shared = src
-	}
-	var sharedRet retrieval.Retriever
-	switch {
-	case r.cfg.Retrieval.Backend == "elastic" || r.cfg.Retrieval.Backend == "index":
-		ic := r.cfg.Retrieval.Index
-		if r.cfg.Retrieval.Backend == "elastic" {
-			ic = index.Config{Kind: index.KindElastic, Elastic: r.cfg.Retrieval.Elastic}
-		}
-		ix, err := index.Open(ctx, ic)
-		if err != nil {
-			return nil, fmt.Errorf("retrieval.%s: %w", r.cfg.Retrieval.Backend, err)
-		}
-		comp.closers = append(comp.closers, ix)
-		sharedRet = ix
-	}
 	byCorpus := map[indexKey]*IndexNeed{}
 	for _, n := range needs {
 		byCorpus[indexKey{n.Kind, n.Corpus}] = n
@@ -152,8 +123,6 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	opened := map[string]io.Closer{}
 	for _, d := range p.Datasets {
 		env := base
-		env.Retriever = sharedRet
-		env.Counter = shared
 		if c := d.Config.Corpus; c != "" {
 			if n := byCorpus[indexKey{IndexBM25, c}]; n != nil {
 				ix, _ := opened[n.Dir].(*bm25.Index)
@@ -225,6 +194,73 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	}
 	ok = true
 	return comp, nil
+}
+
+// baseConfig is what every Env shares, in a run and for one answered question alike: the generator,
+// the prompts, the extractor, and a counter and a retriever from sources named outright (a run's
+// per-dataset indexes come on top).
+type baseConfig struct {
+	LLM     llm.Config
+	Prompts *prompts.Set
+	// PromptsDir is where the llm extractor reads prompt_templates.json when Extract.Templates is
+	// empty ("" for none).
+	PromptsDir string
+	Extract    extract.Config
+	// Ngram is the counter's source (nil: none).
+	Ngram *ngram.Config
+	// Index is the retriever's index (nil: none); IndexField names where it is configured, in errors.
+	Index      *index.Config
+	IndexField string
+}
+
+// openBase opens the components of c; add receives each to close (on error too). The extractor opens
+// its own components (extract.Open: the llm backend gets its own client of Extract.LLM).
+func openBase(ctx context.Context, c baseConfig, add func(io.Closer)) (methods.Env, *llm.Client, error) {
+	client, err := llm.New(c.LLM)
+	if err != nil {
+		return methods.Env{}, nil, fmt.Errorf("llm: %w", err)
+	}
+	add(client)
+	env := methods.Env{Generator: client, Tokenizer: client, GeneratorName: GeneratorName(c.LLM), Prompts: c.Prompts}
+	ec, err := extractConfig(c.Extract, c.PromptsDir)
+	if err != nil {
+		return env, nil, err
+	}
+	xc, err := extract.Open(ec)
+	if err != nil {
+		return env, nil, fmt.Errorf("extract: %w", err)
+	}
+	add(xc)
+	env.Extractor = xc.Extractor
+	if c.Ngram != nil {
+		src, err := ngram.Open(ctx, *c.Ngram)
+		if err != nil {
+			return env, nil, fmt.Errorf("ngram: %w", err)
+		}
+		add(src)
+		env.Counter = src
+	}
+	if c.Index != nil {
+		ix, err := index.Open(ctx, *c.Index)
+		if err != nil {
+			return env, nil, fmt.Errorf("%s: %w", c.IndexField, err)
+		}
+		add(ix)
+		env.Retriever = ix
+	}
+	return env, client, nil
+}
+
+// extractConfig is ec with, for the llm backend without a templates file, the prompt_templates.json of
+// the prompts directory dir (an error without one).
+func extractConfig(ec extract.Config, dir string) (extract.Config, error) {
+	if ec.Defaults().Backend == extract.BackendLLM && ec.Templates == "" {
+		if dir == "" {
+			return ec, errors.New("extract: backend llm needs extract.templates or the prompts directory (prompt_templates.json)")
+		}
+		ec.Templates = filepath.Join(dir, "prompt_templates.json")
+	}
+	return ec, nil
 }
 
 // GeneratorName is the label of the generator records carry: the offline reader's name, or the model

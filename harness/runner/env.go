@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/extract"
@@ -33,7 +35,8 @@ type EnvConfig struct {
 	// NgramIndex is an n-gram index directory for corpus statistics; "" for none (or the one built
 	// over Corpus).
 	NgramIndex string
-	// Extract is the entity and triplet extractor; the llm backend asks the generator.
+	// Extract is the entity and triplet extractor; the llm backend opens its own client of
+	// Extract.LLM, by default the generator's config (LLM).
 	Extract extract.Config
 	// TemplatesDir is the QuCo-RAG reference directory the prompts come from; the llm extractor
 	// reads its prompt_templates.json when Extract.Templates is empty.
@@ -45,22 +48,17 @@ func (c EnvConfig) Validate() error {
 	if c.Index != "" && c.Corpus != "" {
 		return errors.New("give an index directory or a corpus, not both")
 	}
-	return c.extractConfig().Validate()
-}
-
-// extractConfig is Extract with its defaults, and for the llm backend without a templates file the
-// prompt_templates.json of TemplatesDir.
-func (c EnvConfig) extractConfig() extract.Config {
-	ec := c.Extract.Defaults()
-	if ec.Backend == "llm" && ec.Templates == "" && c.TemplatesDir != "" {
-		ec.Templates = filepath.Join(c.TemplatesDir, "prompt_templates.json")
+	ec, err := extractConfig(c.Extract, c.TemplatesDir)
+	if err != nil {
+		return err
 	}
-	return ec
+	return ec.Defaults().Validate()
 }
 
-// BuildEnv opens the components cfg describes, building the temporary indexes of cfg.Corpus first.
-// close releases them (and removes the temporary indexes); it is nil when BuildEnv fails, which
-// releases what it opened.
+// BuildEnv opens the components cfg describes, building the temporary indexes of cfg.Corpus first,
+// with the builder of a run's components (Resources.Open): the llm extractor opens its own client of
+// cfg.Extract.LLM, by default the generator's config. close releases them (and removes the temporary
+// indexes); it is nil when BuildEnv fails, which releases what it opened.
 func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func() error, err error) {
 	var closers []func() error
 	closeAll := func() error {
@@ -75,12 +73,10 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 			closeAll()
 		}
 	}()
-	g, err := llm.New(cfg.LLM)
-	if err != nil {
-		return env, nil, err
+	bc := baseConfig{LLM: cfg.LLM, Prompts: cfg.Prompts, PromptsDir: cfg.TemplatesDir, Extract: cfg.Extract, IndexField: "index"}
+	if reflect.ValueOf(bc.Extract.LLM).IsZero() {
+		bc.Extract.LLM = cfg.LLM
 	}
-	closers = append(closers, g.Close)
-	env = methods.Env{Generator: g, Tokenizer: g, GeneratorName: GeneratorName(cfg.LLM), Prompts: cfg.Prompts}
 	dir, ngramDir := cfg.Index, cfg.NgramIndex
 	if cfg.Corpus != "" {
 		tmp, err := os.MkdirTemp("", "ragbench-answer-")
@@ -106,23 +102,14 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 		}
 	}
 	if ngramDir != "" {
-		src, err := ngram.Open(ctx, ngram.Config{Index: ngramDir})
-		if err != nil {
-			return env, nil, err
-		}
-		closers = append(closers, src.Close)
-		env.Counter = src.Counter
-	}
-	if env.Extractor, err = extract.New(cfg.extractConfig(), g); err != nil {
-		return env, nil, err
+		bc.Ngram = &ngram.Config{Index: ngramDir}
 	}
 	if dir != "" {
-		ix, err := index.Open(ctx, index.Config{Dir: dir})
-		if err != nil {
-			return env, nil, err
-		}
-		closers = append(closers, ix.Close)
-		env.Retriever = ix
+		bc.Index = &index.Config{Dir: dir}
+	}
+	env, _, err = openBase(ctx, bc, func(c io.Closer) { closers = append(closers, c.Close) })
+	if err != nil {
+		return env, nil, err
 	}
 	return env, closeAll, nil
 }

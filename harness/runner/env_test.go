@@ -85,6 +85,13 @@ func TestBuildEnv(t *testing.T) {
 	if _, ok := env.Extractor.(*extract.Prompted); !ok {
 		t.Errorf("extractor %T, want the prompted one", env.Extractor)
 	}
+	// As in a run, the llm extractor asks its own client (of the generator's config), not the generator.
+	if _, err := env.Extractor.Entities(ctx, "Who directed Inception?"); err != nil {
+		t.Errorf("llm extractor: %v", err)
+	}
+	if n := env.Generator.(*llm.Client).Ledger().Totals().Calls; n != 0 {
+		t.Errorf("the generator made %d calls for the extractor, want 0 (the extractor has its own client)", n)
+	}
 	closeEnv()
 	if _, _, err := BuildEnv(ctx, EnvConfig{LLM: offline, Extract: extract.Config{Backend: "llm"}, TemplatesDir: t.TempDir()}); err == nil {
 		t.Error("a templates directory without prompt_templates.json: want an error")
