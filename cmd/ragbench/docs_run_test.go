@@ -23,6 +23,11 @@ var docPlaceholders = []struct{ re, with string }{
 	{`\bDIR\b`, "$DOCRUN_TMP/dir"}, // a directory that does not exist yet
 }
 
+// userFileRE marks a file only the user has (their own corpus, a download this machine cannot make):
+// docs name it YOUR_…, and such a line is checked for its flags (TestDocCommandLines) but not run.
+// Every other file a line reads must be made by a line before it in the same doc.
+var userFileRE = regexp.MustCompile(`\bYOUR_[\w.-]+`)
+
 // serverLine reports whether a doc line needs a server this machine does not have (an LLM, an
 // embeddings or Elasticsearch endpoint, the Infini-gram API, the Hugging Face Hub): it must then
 // fail fast and say why.
@@ -48,7 +53,13 @@ func serverLine(s string) bool {
 //	RAGBENCH_DOCS_RUN=1 go test ./cmd/ragbench -run TestDocCommandLinesRun -timeout 0 -v
 //
 // A line still running after RAGBENCH_DOCS_LINE_TIMEOUT (default 2m) is stopped and counted slow:
-// it fails only when it printed nothing by then.
+// it fails only when it printed nothing by then. RAGBENCH_DOCS_FILE=reports.md (a comma-separated list
+// of base names) runs only those docs.
+//
+// What runs: every ragbench line of a fenced block, and in a sh/bash block also the other lines that
+// make a file (ending in "> FILE"), which the lines after them read. Not run: synopses ([--flag], a|b,
+// ...), inline code spans, "ngram serve" (a server that runs until stopped), and lines naming a
+// YOUR_… file (userFileRE).
 func TestDocCommandLinesRun(t *testing.T) {
 	if os.Getenv("RAGBENCH_DOCS_RUN") != "1" {
 		t.Skip("set RAGBENCH_DOCS_RUN=1 to run every doc command line (many minutes)")
@@ -99,10 +110,23 @@ func TestDocCommandLinesRun(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("RAGBENCH_DOCS_LINE_TIMEOUT")); err == nil {
 		lineTimeout = d
 	}
-	var ok, failed, slow, servers int
+	only := map[string]bool{}
+	for _, f := range strings.Split(os.Getenv("RAGBENCH_DOCS_FILE"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			only[f] = true
+		}
+	}
+	var ok, failed, slow, servers, userFiles int
 	for _, l := range docCommandLines(t) {
+		if len(only) > 0 && !only[filepath.Base(l.file)] {
+			continue
+		}
 		if l.synopsis || l.inline || strings.Contains(l.text, "ngram serve") {
 			continue // a synopsis; a mention in prose; a server that runs until stopped
+		}
+		if userFileRE.MatchString(l.text) {
+			userFiles++
+			continue
 		}
 		line := l.text
 		for _, p := range docPlaceholders {
@@ -134,7 +158,7 @@ func TestDocCommandLinesRun(t *testing.T) {
 			} else {
 				t.Logf("%s: slow, stopped after %v (it was printing): %s", where, lineTimeout, l.text)
 			}
-		case serverLine(l.text):
+		case !l.shell && serverLine(l.text):
 			servers++
 			if err == nil {
 				t.Logf("%s: a server line succeeded: %s", where, l.text)
@@ -148,7 +172,7 @@ func TestDocCommandLinesRun(t *testing.T) {
 			ok++
 		}
 	}
-	t.Logf("doc lines run: %d ok, %d failed, %d slow (stopped), %d needing a server", ok, failed, slow, servers)
+	t.Logf("doc lines run: %d ok, %d failed, %d slow (stopped), %d needing a server; %d naming a user's file (not run)", ok, failed, slow, servers, userFiles)
 }
 
 func lastLine(s string) string {

@@ -27,7 +27,13 @@ type docLine struct {
 	inline bool
 	// vars are the shell variable assignments before the line in its block (D=hotpotqa).
 	vars []string
+	// shell is a line of a sh/bash block that is not a ragbench command but makes a file for the
+	// lines after it (it ends in "> FILE"): the doc runner runs it in order, like the others.
+	shell bool
 }
+
+// makesFileRE matches a shell line that writes a file (… > FILE).
+var makesFileRE = regexp.MustCompile(`[^>&2]>\s*[\w./-]+$`)
 
 var assignRE = regexp.MustCompile(`^(export )?[A-Za-z_][A-Za-z0-9_]*=\S*$`)
 
@@ -52,12 +58,13 @@ func docCommandLines(t *testing.T) []docLine {
 		}
 		rel, _ := filepath.Rel(root, f)
 		lines := strings.Split(string(b), "\n")
-		fenced := false
+		fenced, shBlock := false, false
 		var vars []string
 		for i := 0; i < len(lines); i++ {
 			l := lines[i]
-			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") {
 				fenced = !fenced
+				shBlock = fenced && (t == "```sh" || t == "```bash")
 				vars = nil
 				continue
 			}
@@ -68,6 +75,9 @@ func docCommandLines(t *testing.T) []docLine {
 					continue
 				}
 				if !strings.HasPrefix(s, "ragbench ") && !strings.HasPrefix(s, "go run ./cmd/ragbench ") && !strings.Contains(s, " ragbench ") {
+					if a := stripComment(s); shBlock && makesFileRE.MatchString(a) {
+						out = append(out, docLine{file: rel, line: i + 1, text: a, shell: true, vars: append([]string(nil), vars...)})
+					}
 					continue
 				}
 				start := i
