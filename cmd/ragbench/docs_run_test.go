@@ -59,7 +59,8 @@ func serverLine(s string) bool {
 // What runs: every ragbench line of a fenced block, and in a sh/bash block also the other lines that
 // make a file (ending in "> FILE"), which the lines after them read. Not run: synopses ([--flag], a|b,
 // ...), inline code spans, "ngram serve" (a server that runs until stopped), and lines naming a
-// YOUR_… file (userFileRE).
+// YOUR_… file (userFileRE). A yaml block's ragbench lines (a CI workflow's steps) run in the checkout
+// with GITHUB_WORKSPACE set to it; the workflow's other lines (cd, git worktree) are not run.
 func TestDocCommandLinesRun(t *testing.T) {
 	if os.Getenv("RAGBENCH_DOCS_RUN") != "1" {
 		t.Skip("set RAGBENCH_DOCS_RUN=1 to run every doc command line (many minutes)")
@@ -106,6 +107,16 @@ func TestDocCommandLinesRun(t *testing.T) {
 		home, _ := os.UserHomeDir()
 		userCache = filepath.Join(home, ".cache", "ragbench")
 	}
+	// Go's caches stay the user's too (HOME is a scratch one), so that a "go run" line does not
+	// rebuild every dependency.
+	goEnv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goVars []string
+	for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		goVars = append(goVars, k+"="+strings.Split(strings.TrimSpace(string(goEnv)), "\n")[i])
+	}
 	lineTimeout := 2 * time.Minute
 	if d, err := time.ParseDuration(os.Getenv("RAGBENCH_DOCS_LINE_TIMEOUT")); err == nil {
 		lineTimeout = d
@@ -141,6 +152,11 @@ func TestDocCommandLinesRun(t *testing.T) {
 		// user's, so that indexes built once are reused.
 		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "DOCRUN_TMP="+tmp, "OPENAI_BASE_URL=", "OPENAI_MODEL=",
 			"HF_ENDPOINT=http://127.0.0.1:9", "HOME="+filepath.Join(ws, "home"), "RAGBENCH_CACHE="+userCache)
+		cmd.Env = append(cmd.Env, goVars...)
+		if l.ci {
+			// A CI workflow's step runs in the checkout, which GitHub names $GITHUB_WORKSPACE.
+			cmd.Env = append(cmd.Env, "GITHUB_WORKSPACE="+cmd.Dir)
+		}
 		cmd.WaitDelay = 5 * time.Second
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -30,6 +30,8 @@ type docLine struct {
 	// shell is a line of a sh/bash block that is not a ragbench command but makes a file for the
 	// lines after it (it ends in "> FILE"): the doc runner runs it in order, like the others.
 	shell bool
+	// ci is a line of a yaml block: a step of a CI workflow.
+	ci bool
 }
 
 // makesFileRE matches a shell line that writes a file (… > FILE).
@@ -58,13 +60,14 @@ func docCommandLines(t *testing.T) []docLine {
 		}
 		rel, _ := filepath.Rel(root, f)
 		lines := strings.Split(string(b), "\n")
-		fenced, shBlock := false, false
+		fenced, shBlock, yamlBlock := false, false, false
 		var vars []string
 		for i := 0; i < len(lines); i++ {
 			l := lines[i]
 			if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") {
 				fenced = !fenced
 				shBlock = fenced && (t == "```sh" || t == "```bash")
+				yamlBlock = fenced && t == "```yaml"
 				vars = nil
 				continue
 			}
@@ -85,7 +88,7 @@ func docCommandLines(t *testing.T) []docLine {
 					i++
 					s = strings.TrimSuffix(s, "\\") + " " + strings.TrimSpace(lines[i])
 				}
-				out = append(out, docLine{file: rel, line: start + 1, text: s, synopsis: synopsisRE.MatchString(stripComment(s)), vars: append([]string(nil), vars...)})
+				out = append(out, docLine{file: rel, line: start + 1, text: s, synopsis: synopsisRE.MatchString(stripComment(s)), vars: append([]string(nil), vars...), ci: yamlBlock})
 				continue
 			}
 			for _, m := range inline.FindAllStringSubmatch(l, -1) {
