@@ -196,6 +196,16 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 	return comp, nil
 }
 
+// roleOf is the role name expert e also serves under: "sparse" for splade, and for bm25 when the
+// config has no splade; "" otherwise (dense is its own role).
+func roleOf(e string, experts []string) string {
+	switch {
+	case e == "splade", e == "bm25" && !contains(experts, "splade"):
+		return "sparse"
+	}
+	return ""
+}
+
 // baseConfig is what every Env shares, in a run and for one answered question alike: the generator,
 // the prompts, the extractor, and a counter and a retriever from sources named outright (a run's
 // per-dataset indexes come on top).

@@ -80,7 +80,8 @@ type corpusSource struct {
 	also   []string
 }
 
-// Resources resolves and opens the components of a plan.
+// Resources is a config's index cache: it resolves the corpora, keys and builds the indexes a plan
+// needs, and hashes the files that identify a run; Open (components.go) opens the plan's components.
 type Resources struct {
 	cfg      Config
 	cacheDir string
@@ -465,16 +466,6 @@ func (r *Resources) poolDocs(ctx context.Context, src corpusSource, rd corpus.Re
 		}
 	}
 	return docs, nil
-}
-
-// roleOf is the role name expert e also serves under: "sparse" for splade, and for bm25 when the
-// config has no splade; "" otherwise (dense is its own role).
-func roleOf(e string, experts []string) string {
-	switch {
-	case e == "splade", e == "bm25" && !contains(experts, "splade"):
-		return "sparse"
-	}
-	return ""
 }
 
 func contains(list []string, s string) bool {
