@@ -361,7 +361,7 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 			Units: corpus.UnitOptions{Sizes: u.OpenSizes(), LongTokens: u.LongTokens},
 			BM25:  bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B},
 		}
-		emb, sp, cerr := r.unitEncoders(ctx, bo.Kind)
+		emb, sp, cerr := r.unitEncoders(ctx, expert)
 		if cerr != nil {
 			return cerr
 		}
@@ -379,16 +379,16 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 
 // unitEncoders opens the servers of a unit expert: the dense expert's embedder when Dense names a
 // model (nil: LSA), the splade expert's TEI client. The caller closes them.
-func (r *Resources) unitEncoders(ctx context.Context, kind string) (dense.Embedder, sparse.Encoder, error) {
+func (r *Resources) unitEncoders(ctx context.Context, expert string) (dense.Embedder, sparse.Encoder, error) {
 	u := r.cfg.Retrieval.Units
 	switch {
-	case kind == "dense" && u.Dense.Model != "":
+	case expert == "dense" && u.Dense.Model != "":
 		e, err := dense.NewOpenAI(ctx, u.Dense)
 		if err != nil {
 			return nil, nil, fmt.Errorf("retrieval.units.dense: %w", err)
 		}
 		return e, nil, nil
-	case kind == "splade":
+	case expert == "splade":
 		s, err := sparse.NewTEI(u.Sparse)
 		if err != nil {
 			return nil, nil, fmt.Errorf("retrieval.units.sparse: %w", err)
