@@ -357,46 +357,18 @@ func (ix *Index) Search(q Vector, k int) []Result {
 	}
 	h := &resultHeap{}
 	for _, d := range touched {
-		s := acc[d]
-		if s <= 0 {
-			continue
-		}
-		r := Result{Row: int(d), Score: s}
-		if h.Len() < k {
-			heap.Push(h, r)
-		} else if better(r, (*h)[0]) {
-			(*h)[0] = r
-			heap.Fix(h, 0)
-		}
+		h.offer(Result{Row: int(d), Score: acc[d]}, k)
 	}
-	out := make([]Result, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(Result)
-	}
-	return out
+	return h.best()
 }
 
 // SearchRows scores only the given rows (the document scope), exactly as Search does.
 func (ix *Index) SearchRows(q Vector, k int, rows []int32) []Result {
 	h := &resultHeap{}
 	for _, d := range rows {
-		s := q.Dot(ix.Vector(int(d)))
-		if s <= 0 || k <= 0 {
-			continue
-		}
-		r := Result{Row: int(d), Score: s}
-		if h.Len() < k {
-			heap.Push(h, r)
-		} else if better(r, (*h)[0]) {
-			(*h)[0] = r
-			heap.Fix(h, 0)
-		}
+		h.offer(Result{Row: int(d), Score: q.Dot(ix.Vector(int(d)))}, k)
 	}
-	out := make([]Result, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(Result)
-	}
-	return out
+	return h.best()
 }
 
 // BruteForce scores every document by a dot product with q: the peer of Search in tests.
@@ -436,6 +408,28 @@ func better(a, b Result) bool {
 
 // resultHeap is a min-heap of the kept results: the root is the worst.
 type resultHeap []Result
+
+// offer keeps r among the k best seen so far; a score of 0 or less is never kept.
+func (h *resultHeap) offer(r Result, k int) {
+	if r.Score <= 0 || k <= 0 {
+		return
+	}
+	if h.Len() < k {
+		heap.Push(h, r)
+	} else if better(r, (*h)[0]) {
+		(*h)[0] = r
+		heap.Fix(h, 0)
+	}
+}
+
+// best empties the heap into a slice, best first.
+func (h *resultHeap) best() []Result {
+	out := make([]Result, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(Result)
+	}
+	return out
+}
 
 func (h resultHeap) Len() int           { return len(h) }
 func (h resultHeap) Less(i, j int) bool { return better(h[j], h[i]) }
