@@ -196,6 +196,12 @@ type countingRetriever struct {
 func (r *countingRetriever) Retrieve(ctx context.Context, query string, k int) ([]retrieval.Hit, error) {
 	start := time.Now()
 	hits, err := r.inner.Retrieve(ctx, query, k)
+	r.count(start, query, k, hits)
+	return hits, err
+}
+
+// count records one search that started at start: its time, the retrieval counter and the hits' ids.
+func (r *countingRetriever) count(start time.Time, query string, k int, hits []retrieval.Hit) {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
@@ -206,7 +212,6 @@ func (r *countingRetriever) Retrieve(ctx context.Context, query string, k int) (
 	r.m.mu.Lock()
 	r.m.retrieved = append(r.m.retrieved, Retrieval{Retriever: r.name, Query: query, K: k, IDs: ids})
 	r.m.mu.Unlock()
-	return hits, err
 }
 
 // RetrieveIn counts and times a document-scoped search like Retrieve; an inner retriever that cannot
@@ -218,16 +223,7 @@ func (r *countingRetriever) RetrieveIn(ctx context.Context, query string, k int,
 	}
 	start := time.Now()
 	hits, err := sc.RetrieveIn(ctx, query, k, docs)
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	r.m.add(StageRetrieval, time.Since(start), func(c *Counters) {
-		c.Retrievals++
-	})
-	r.m.mu.Lock()
-	r.m.retrieved = append(r.m.retrieved, Retrieval{Retriever: r.name, Query: query, K: k, IDs: ids})
-	r.m.mu.Unlock()
+	r.count(start, query, k, hits)
 	return hits, err
 }
 

@@ -295,7 +295,7 @@ func checkArgs(app *cli.App, args []string, synopsis, inline bool) error {
 		return fmt.Errorf("ragbench%s needs a subcommand", path)
 	}
 	if !synopsis {
-		if max := argsMax(cmd.ArgsUsage); max >= 0 && len(pos) > max {
+		if max := cliutil.MaxArgs(cmd.ArgsUsage); max >= 0 && len(pos) > max {
 			return fmt.Errorf("ragbench%s takes at most %d arguments, got %q", path, max, pos)
 		}
 	}
@@ -309,19 +309,6 @@ func findCmd(cmds []*cli.Command, name string) *cli.Command {
 		}
 	}
 	return nil
-}
-
-// argsMax mirrors cliutil's reading of ArgsUsage: -1 is any number.
-func argsMax(usage string) int {
-	usage, _, _ = strings.Cut(usage, "(")
-	n := 0
-	for _, w := range strings.Fields(usage) {
-		if strings.HasSuffix(w, "...") || strings.HasSuffix(w, "...]") {
-			return -1
-		}
-		n++
-	}
-	return n
 }
 
 // TestDocCommandLines checks every ragbench command line of README.md and docs/ as written against

@@ -93,7 +93,7 @@ func CheckArity(c *cli.Command) {
 	if c.Action == nil {
 		return
 	}
-	max := maxArgs(c.ArgsUsage)
+	max := MaxArgs(c.ArgsUsage)
 	if max < 0 {
 		return
 	}
@@ -111,8 +111,9 @@ func CheckArity(c *cli.Command) {
 	}
 }
 
-// maxArgs is the most positional arguments usage names; -1 is any number.
-func maxArgs(usage string) int {
+// MaxArgs is the most positional arguments a command's ArgsUsage names; -1 is any number (a word
+// ending in "..."). CheckArity enforces it; the docs test checks doc lines against it.
+func MaxArgs(usage string) int {
 	usage, _, _ = strings.Cut(usage, "(")
 	n := 0
 	for _, w := range strings.Fields(usage) {
