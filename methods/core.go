@@ -15,8 +15,10 @@ import (
 // The per-question core every method of the package shares: the prompt parts (template, demos,
 // case), the trace, and the calls to the components that record what they did.
 
-// core is one question's state, shared by the baselines, both FLARE variants and Web-Tool: the
-// prompt parts, the trace, and the helpers that call the components and record what they did.
+// core is one question's state, shared by every method of the package that generates from the
+// authors' prompt templates (the baselines, both FLARE variants, ITER-RETGEN, Web-Tool, QuCo-RAG): the
+// prompt parts, the trace, the signals, and the helpers that call the components and record what
+// they did.
 type core struct {
 	method   string
 	env      Env
@@ -25,35 +27,96 @@ type core struct {
 	demos    string
 	caseText string
 	trace    []Event
-	ret      bool
 	round    int
+	// signals are the prediction's signals: "retrieved" (1 once a retrieval was made), and any the
+	// method adds.
+	signals map[string]float64
+	// noPad keeps only the hits of a retrieval (QuCo-RAG's pad_top_k false); the default pads them
+	// to k with empty passages, as the authors' retriever does.
+	noPad bool
+	// words words the retrieve, generate and answer events and their errors.
+	words wording
 }
 
 func newCore(method string, env Env, ex datasets.Example) *core {
-	return &core{method: method, env: env, ex: ex}
+	return &core{method: method, env: env, ex: ex, signals: map[string]float64{"retrieved": 0}, words: coreWords{method}}
 }
 
-// setup checks the needed components and builds the prompt parts: the template, the demos
-// (demos) and the case ("Question: …\nAnswer:").
+// wording is how a method's trace and errors word the core's retrieve, generate and answer steps.
+// Each method completes the event the core made (Round, Kind, Query and IDs, or Text, set) and
+// returns err wrapped, or nil. coreWords is every method's but QuCo-RAG's, whose records keep their
+// own (qucoWords, quco.go).
+type wording interface {
+	// retrieved: why is the query's reason with its padding note.
+	retrieved(ev *Event, why string, err error) error
+	generated(ev *Event, resp llm.Response, req llm.Request, err error) error
+	// answered: raw is the generated text, asked whether Finish asked the answer-completion call
+	// for it, ans the extracted answer.
+	answered(ev *Event, raw, ans string, asked bool, err error) error
+}
+
+// coreWords is the core's wording (method is the method's name).
+type coreWords struct{ method string }
+
+func (w coreWords) retrieved(ev *Event, why string, err error) error {
+	if err != nil {
+		ev.Decision, ev.Reason = "error", err.Error()
+		return fmt.Errorf("%s: retrieve %q: %w", w.method, ev.Query, err)
+	}
+	ev.Decision, ev.Reason = "retrieve", "query: "+why
+	return nil
+}
+
+func (w coreWords) generated(ev *Event, resp llm.Response, req llm.Request, err error) error {
+	if err != nil {
+		ev.Decision, ev.Reason = "error", err.Error()
+		return fmt.Errorf("%s: generate: %w", w.method, err)
+	}
+	ev.Reason = fmt.Sprintf("finish %s, %d token(s), max %d", resp.FinishReason, resp.Usage.CompletionTokens, req.MaxTokens)
+	return nil
+}
+
+func (w coreWords) answered(ev *Event, raw, ans string, _ bool, err error) error {
+	ev.Decision, ev.Reason = ans, "answer extracted from the text"
+	if len(ev.Text) > len(raw) {
+		ev.Reason = "one answer-completion call (the text lacked \"answer is\")"
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.method, err)
+	}
+	return nil
+}
+
+// setup checks the needed components and builds the prompt parts (prompt) and the "question"
+// event; a dataset without exemplars asked for shots is an error.
 func (r *core) setup(g GenerationConfig, need ...string) error {
 	if err := r.env.Need(r.method, need...); err != nil {
 		return err
 	}
-	t, err := r.env.Prompts.Template(g.PromptKey)
+	set, err := r.prompt(g.PromptKey, g.Shots, true)
 	if err != nil {
 		return err
 	}
-	r.tmpl = t
-	set := prompts.ExemplarSet(r.ex.Dataset)
-	if set == "" && g.Shots > 0 {
-		return fmt.Errorf("shots %d asked for, but dataset %q has no exemplar set (the authors have them for 2WikiMultihopQA and HotpotQA)", g.Shots, r.ex.Dataset)
-	}
-	if r.demos, err = demos(r.env.Prompts, set, g.Shots); err != nil {
-		return err
-	}
-	r.caseText = r.env.Prompts.Case(set, r.ex.Question)
 	r.event(Event{Kind: "question", Text: r.ex.Question, Reason: fmt.Sprintf("prompt template %s, exemplar set %q", g.PromptKey, set)})
 	return nil
+}
+
+// prompt builds the prompt parts: the template named key (r.tmpl), the first shots demos of the
+// dataset's exemplar set (r.demos) and the case ("Question: …\nAnswer:", r.caseText). With
+// needSet, shots asked for on a dataset without exemplars is an error; without it they are none.
+func (r *core) prompt(key string, shots int, needSet bool) (set string, err error) {
+	if r.tmpl, err = r.env.Prompts.Template(key); err != nil {
+		return "", err
+	}
+	set = prompts.ExemplarSet(r.ex.Dataset)
+	if needSet && set == "" && shots > 0 {
+		return "", fmt.Errorf("shots %d asked for, but dataset %q has no exemplar set (the authors have them for 2WikiMultihopQA and HotpotQA)", shots, r.ex.Dataset)
+	}
+	if r.demos, err = demos(r.env.Prompts, set, shots); err != nil {
+		return set, err
+	}
+	r.caseText = r.env.Prompts.Case(set, r.ex.Question)
+	return set, nil
 }
 
 // demos returns the first shots exemplars of set (-1: the authors' count) as the authors' prompts
@@ -79,18 +142,28 @@ func (r *core) event(e Event) {
 	r.trace = append(r.trace, e)
 }
 
-// retrieve retrieves k passages for query, pads them to k with empty passages, and records it.
+// retrieve retrieves k passages for query, pads them to k with empty passages (unless noPad), and
+// records it; it returns their texts.
 func (r *core) retrieve(ctx context.Context, round int, query string, k int, why string) ([]string, error) {
+	ps, err := r.retrievePassages(ctx, round, query, k, why)
+	return texts(ps), err
+}
+
+// retrievePassages is retrieve returning the passages with their ids.
+func (r *core) retrievePassages(ctx context.Context, round int, query string, k int, why string) ([]passage, error) {
 	hits, err := r.env.Retriever.Retrieve(ctx, query, k)
-	r.ret = true
+	r.signals["retrieved"] = 1
+	ev := Event{Round: round, Kind: "retrieve", Query: query}
 	if err != nil {
-		r.event(Event{Round: round, Kind: "retrieve", Query: query, Decision: "error", Reason: err.Error()})
-		return nil, fmt.Errorf("%s: retrieve %q: %w", r.method, query, err)
+		err = r.words.retrieved(&ev, why, err)
+		r.event(ev)
+		return nil, err
 	}
-	ps, padded := passages(hits, k, true)
-	reason := "query: " + why + padded
-	r.event(Event{Round: round, Kind: "retrieve", Query: query, Decision: "retrieve", Reason: reason, IDs: hitIDs(hits)})
-	return texts(ps), nil
+	ps, padded := passages(hits, k, !r.noPad)
+	ev.IDs = hitIDs(hits)
+	_ = r.words.retrieved(&ev, why+padded, nil)
+	r.event(ev)
+	return ps, nil
 }
 
 // passage is a retrieved passage: its id and the text that goes into prompts.
@@ -137,18 +210,20 @@ func (r *core) generate(ctx context.Context, round int, prompt string, maxTokens
 	if logprobs {
 		req.Logprobs = -1
 	}
-	return r.generateReq(ctx, round, req)
+	return r.generateReq(ctx, Event{Round: round}, req)
 }
 
-func (r *core) generateReq(ctx context.Context, round int, req llm.Request) (llm.Response, error) {
+// generateReq makes the generator call req and records it as ev (its Round set, and whatever else
+// the method's event carries).
+func (r *core) generateReq(ctx context.Context, ev Event, req llm.Request) (llm.Response, error) {
 	resp, err := r.env.Generator.Generate(ctx, req)
-	if err != nil {
-		r.event(Event{Round: round, Kind: "generate", Decision: "error", Reason: err.Error()})
-		return resp, fmt.Errorf("%s: generate: %w", r.method, err)
+	ev.Kind = "generate"
+	if err == nil {
+		ev.Text = resp.Text
 	}
-	reason := fmt.Sprintf("finish %s, %d token(s), max %d", resp.FinishReason, resp.Usage.CompletionTokens, req.MaxTokens)
-	r.event(Event{Round: round, Kind: "generate", Text: resp.Text, Reason: reason})
-	return resp, nil
+	err = r.words.generated(&ev, resp, req, err)
+	r.event(ev)
+	return resp, err
 }
 
 // needLogprobs returns the error of a generation that came back without token log-probabilities.
@@ -165,32 +240,21 @@ func (r *core) needLogprobs(resp llm.Response) error {
 
 // pred returns the prediction so far (for a failed question).
 func (r *core) pred(raw string) Prediction {
-	return Prediction{Raw: raw, Trace: r.trace, Signals: r.signals()}
+	return Prediction{Raw: raw, Trace: r.trace, Signals: r.signals}
 }
 
-func (r *core) signals() map[string]float64 {
-	v := 0.0
-	if r.ret {
-		v = 1
-	}
-	return map[string]float64{"retrieved": v}
-}
-
-// finish strips the generated text, as the authors' runner does, and applies Finish.
+// finish strips the generated text, as the authors' runner does, applies Finish and records the
+// "answer" event.
 func (r *core) finish(ctx context.Context, txt string, o FinishOptions) (Prediction, error) {
 	raw := strings.TrimSpace(txt)
 	final, ans, err := Finish(ctx, r.env, r.ex.Dataset, r.ex.Question, raw, o)
-	how := "answer extracted from the text"
-	if len(final) > len(raw) {
-		how = "one answer-completion call (the text lacked \"answer is\")"
-	}
-	r.event(Event{Round: r.round, Kind: "answer", Text: final, Decision: ans, Reason: how})
+	asked := o.Complete && prompts.ExemplarSet(r.ex.Dataset) != "" && needsCompletion(raw)
+	ev := Event{Round: r.round, Kind: "answer", Text: final}
+	err = r.words.answered(&ev, raw, ans, asked, err)
+	r.event(ev)
 	p := r.pred(final)
 	p.Answer = ans
-	if err != nil {
-		return p, fmt.Errorf("%s: %w", r.method, err)
-	}
-	return p, nil
+	return p, err
 }
 
 // loopStop returns why the authors' loop stops after a step ("" to go on): the text holds more than

@@ -62,16 +62,13 @@ func Finish(ctx context.Context, env Env, dataset, question, text string, o Fini
 	if strings.Contains(final, "answer is") {
 		return final, rule.Extract(final), nil
 	}
-	exs, err := env.Prompts.Exemplars(set, o.Shots)
+	d, err := demos(env.Prompts, set, o.Shots)
 	if err != nil {
 		return final, rule.Extract(final), err
 	}
 	final += " So the answer is "
 	var b strings.Builder
-	for _, e := range exs {
-		b.WriteString(env.Prompts.Demo(e))
-		b.WriteString("\n")
-	}
+	b.WriteString(d)
 	b.WriteString(env.Prompts.Case(set, question))
 	b.WriteString(" ")
 	b.WriteString(final)

@@ -120,7 +120,7 @@ func (m *Flare) Answer(ctx context.Context, env Env, ex datasets.Example) (Predi
 		if cfg.Stop != "" {
 			req.Stop = []string{cfg.Stop}
 		}
-		resp, err := r.generateReq(ctx, round, req)
+		resp, err := r.generateReq(ctx, Event{Round: round}, req)
 		if err != nil {
 			return flareStep{}, err
 		}

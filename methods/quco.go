@@ -255,16 +255,13 @@ func (q *QuCo) CheckEnv(env Env) error {
 	return err
 }
 
-// quco is the state of one question.
+// quco is the state of one question: the per-question core (with QuCo-RAG's wording, qucoWords),
+// the settings and the "default" template whose sections stand in for the named template's empty
+// ones.
 type quco struct {
-	cfg   QuCoConfig
-	env   Env
-	tmpl  prompts.Template
-	def   *prompts.Template
-	demos string
-	cas   string
-	round int
-	pred  Prediction
+	*core
+	cfg QuCoConfig
+	def *prompts.Template
 }
 
 // assistantPhrases are the authors' assistant-style phrases (matched lower-cased).
@@ -285,43 +282,59 @@ func (q *QuCo) Answer(ctx context.Context, env Env, ex datasets.Example) (Predic
 	if err := q.CheckEnv(env); err != nil {
 		return Prediction{}, err
 	}
-	s := &quco{cfg: q.cfg, env: env, pred: Prediction{Signals: map[string]float64{"retrieved": 0, "regenerations": 0, "sentences": 0}}}
-	s.tmpl, _ = env.Prompts.Template(q.cfg.PromptKey)
+	s := &quco{core: newCore(QuCoName, env, ex), cfg: q.cfg}
+	s.words, s.noPad = qucoWords{}, !q.cfg.PadTopK
+	s.signals["regenerations"], s.signals["sentences"] = 0, 0
 	if d, err := env.Prompts.Template("default"); err == nil {
 		s.def = &d
 	}
-	set := prompts.ExemplarSet(ex.Dataset)
-	var err error
-	if s.demos, err = demos(env.Prompts, set, q.cfg.Shots); err != nil {
-		return s.pred, fmt.Errorf("quco: prompts: %w", err)
+	if _, err := s.prompt(q.cfg.PromptKey, q.cfg.Shots, false); err != nil {
+		return s.pred(""), fmt.Errorf("quco: prompts: %w", err)
 	}
-	s.cas = env.Prompts.Case(set, ex.Question)
 	text, err := s.run(ctx, ex.Question)
-	// The authors' runner strips the prediction (main_quco.py: result.strip()) before it is saved and
-	// evaluated.
-	text = strings.TrimSpace(text)
-	s.pred.Raw = text
 	if err != nil {
-		return s.pred, err
+		// The authors' runner strips the prediction (main_quco.py: result.strip()) before it is
+		// saved and evaluated; finish strips it too.
+		return s.pred(strings.TrimSpace(text)), err
 	}
 	fo := q.cfg.FinishOptions
 	fo.Shots = q.cfg.Shots
-	final, answer, err := Finish(ctx, env, ex.Dataset, ex.Question, text, fo)
-	s.pred.Raw, s.pred.Answer = final, answer
-	ev := Event{Round: s.round, Kind: "answer", Text: final, Decision: "extract"}
-	if q.cfg.Complete && set != "" && needsCompletion(text) {
-		ev.Reason = "no \"answer is\": answer-completion call"
-	} else {
-		ev.Reason = "no completion call"
-	}
-	s.emit(ev)
-	if err != nil {
-		return s.pred, fmt.Errorf("quco: generator: %w", err)
-	}
-	return s.pred, nil
+	return s.finish(ctx, text, fo)
 }
 
-func (s *quco) emit(e Event) { s.pred.Trace = append(s.pred.Trace, e) }
+// qucoWords is QuCo-RAG's wording of the core's steps (see core's wording): a retrieve event gives
+// why without a decision; a generate event's Decision is "fresh" or "regenerate" and IDs the
+// passages in its prompt; the answer event's Decision is "extract", its Reason whether the
+// answer-completion call was asked.
+type qucoWords struct{}
+
+func (qucoWords) retrieved(ev *Event, why string, err error) error {
+	ev.Reason = why
+	if err != nil {
+		ev.Reason += "; error: " + err.Error()
+		return fmt.Errorf("quco: retriever (query %q): %w", ev.Query, err)
+	}
+	return nil
+}
+
+func (qucoWords) generated(ev *Event, _ llm.Response, _ llm.Request, err error) error {
+	if err != nil {
+		ev.IDs, ev.Reason = nil, "error: "+err.Error()
+		return fmt.Errorf("quco: generator (round %d): %w", ev.Round, err)
+	}
+	return nil
+}
+
+func (qucoWords) answered(ev *Event, _, _ string, asked bool, err error) error {
+	ev.Decision, ev.Reason = "extract", "no completion call"
+	if asked {
+		ev.Reason = "no \"answer is\": answer-completion call"
+	}
+	if err != nil {
+		return fmt.Errorf("quco: generator: %w", err)
+	}
+	return nil
+}
 
 // section returns the named section of the template, falling back to the "default" template's section
 // when the template's own is empty (as the authors' _get_prompt_section does).
@@ -382,9 +395,9 @@ func (s *quco) soFar(pred string) string {
 	return pred
 }
 
-// prompt builds a generation prompt: "Examples:\n", the demos, the section's passages (when any), its
-// instruction, then the case and the text so far joined by single spaces.
-func (s *quco) prompt(hall bool, passages []string, tail ...string) string {
+// generation builds a generation prompt: "Examples:\n", the demos, the section's passages (when any),
+// its instruction, then the case and the text so far joined by single spaces.
+func (s *quco) generation(hall bool, passages []string, tail ...string) string {
 	sec := s.section(hall)
 	var b strings.Builder
 	b.WriteString("Examples:\n")
@@ -393,19 +406,19 @@ func (s *quco) prompt(hall bool, passages []string, tail ...string) string {
 		b.WriteString(s.docs(sec, passages))
 	}
 	b.WriteString(sec.Instruction)
-	b.WriteString(joinNonEmpty(append([]string{s.cas}, tail...)...))
+	b.WriteString(joinNonEmpty(append([]string{s.caseText}, tail...)...))
 	return b.String()
 }
 
-// generate makes one generator call and returns its raw text. docs are the passages in the prompt.
-func (s *quco) generate(ctx context.Context, prompt, kind string, docs []passage) (string, error) {
-	resp, err := s.env.Generator.Generate(ctx, llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: s.cfg.MaxLength})
+// step makes one generator call ("fresh" or "regenerate") and returns its raw text. docs are the
+// passages in the prompt.
+func (s *quco) step(ctx context.Context, prompt, kind string, docs []passage) (string, error) {
+	req := llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: s.cfg.MaxLength}
+	resp, err := s.generateReq(ctx, Event{Round: s.round, Decision: kind, IDs: ids(docs)}, req)
 	if err != nil {
-		s.emit(Event{Round: s.round, Kind: "generate", Decision: kind, Reason: "error: " + err.Error()})
-		return "", fmt.Errorf("quco: generator (round %d): %w", s.round, err)
+		return "", err
 	}
-	s.emit(Event{Round: s.round, Kind: "generate", Decision: kind, Text: resp.Text, IDs: ids(docs)})
-	s.pred.Signals["sentences"] += float64(len(text.SentenceSpans(resp.Text)))
+	s.signals["sentences"] += float64(len(text.SentenceSpans(resp.Text)))
 	return resp.Text, nil
 }
 
@@ -413,7 +426,7 @@ func (s *quco) generate(ctx context.Context, prompt, kind string, docs []passage
 func (s *quco) filter(raw string) string {
 	kept, dropped := filterAssistant(raw)
 	for _, d := range dropped {
-		s.emit(Event{Round: s.round, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
+		s.event(Event{Round: s.round, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
 	}
 	return kept
 }
@@ -442,8 +455,9 @@ func filterAssistant(raw string) (kept string, dropped [][2]string) {
 	return strings.Join(out, " "), dropped
 }
 
-// retrieve runs one retrieval and returns its passages.
-func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, error) {
+// search runs one retrieval, its query cut to its last query_max_tokens tokens, and returns its
+// passages.
+func (s *quco) search(ctx context.Context, query, why string) ([]passage, error) {
 	if tr, ok := s.env.Tokenizer.(llm.Truncator); ok && s.cfg.QueryTokens > 0 {
 		cut, err := tr.KeepLastTokens(ctx, query, s.cfg.QueryTokens)
 		switch {
@@ -456,16 +470,12 @@ func (s *quco) retrieve(ctx context.Context, query, why string) ([]passage, erro
 			query = cut
 		}
 	}
-	hits, err := s.env.Retriever.Retrieve(ctx, query, s.cfg.TopK)
+	was := s.signals["retrieved"]
+	out, err := s.retrievePassages(ctx, s.round, query, s.cfg.TopK, why)
 	if err != nil {
-		s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, Reason: why + "; error: " + err.Error()})
-		return nil, fmt.Errorf("quco: retriever (query %q): %w", query, err)
+		s.signals["retrieved"] = was // a failed retrieval is not one made, in QuCo-RAG's records
 	}
-	out, padded := passages(hits, s.cfg.TopK, s.cfg.PadTopK)
-	why += padded
-	s.emit(Event{Round: s.round, Kind: "retrieve", Query: query, IDs: hitIDs(hits), Reason: why})
-	s.pred.Signals["retrieved"] = 1
-	return out, nil
+	return out, err
 }
 
 // dedupe removes repeated passages (by text, as the authors' list(dict.fromkeys(docs))), keeping the
@@ -501,11 +511,11 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 	if err != nil {
 		if s.cfg.OnError == OnErrorFail {
 			ev.Decision, ev.Reason = "error", "extractor: "+err.Error()
-			s.emit(ev)
+			s.event(ev)
 			return nil, fmt.Errorf("quco: extractor (question entities): %w", err)
 		}
 		ev.Decision, ev.Reason = "no-retrieval", "extraction failed (skipped): "+err.Error()
-		s.emit(ev)
+		s.event(ev)
 		return nil, nil
 	}
 	var uniq []string
@@ -522,7 +532,7 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 	}
 	if len(uniq) == 0 {
 		ev.Decision, ev.Reason = "no-retrieval", "no entities"
-		s.emit(ev)
+		s.event(ev)
 		return nil, nil
 	}
 	var counts []float64
@@ -532,7 +542,7 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 			if s.cfg.OnError == OnErrorFail {
 				ev.Items = append(ev.Items, Item{Name: e, Note: "error: " + err.Error()})
 				ev.Decision, ev.Reason = "error", "counter failed"
-				s.emit(ev)
+				s.event(ev)
 				return nil, fmt.Errorf("quco: counter (entity %q): %w", e, err)
 			}
 			ev.Items = append(ev.Items, Item{Name: e, Note: "no count: " + err.Error()})
@@ -547,7 +557,7 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 	}
 	if len(counts) == 0 {
 		ev.Decision, ev.Reason = "no-retrieval", "no entity count"
-		s.emit(ev)
+		s.event(ev)
 		return nil, nil
 	}
 	agg := counts[0]
@@ -567,12 +577,12 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 			agg = math.Max(agg, c)
 		}
 	}
-	s.pred.Signals["entity_freq"] = agg
+	s.signals["entity_freq"] = agg
 	num := strconv.FormatFloat(agg, 'g', -1, 64)
 	tau := strconv.FormatFloat(s.cfg.TauEntity, 'g', -1, 64)
 	if !(agg < s.cfg.TauEntity) {
 		ev.Decision, ev.Reason = "no-retrieval", fmt.Sprintf("%s entity count %s >= %s", s.cfg.Aggregation, num, tau)
-		s.emit(ev)
+		s.event(ev)
 		return nil, nil
 	}
 	for i := range ev.Items {
@@ -583,8 +593,8 @@ func (s *quco) stage1(ctx context.Context, question string) ([]passage, error) {
 		query = strings.Join(uniq, " ")
 	}
 	ev.Decision, ev.Reason, ev.Query = "retrieve", fmt.Sprintf("%s entity count %s < %s", s.cfg.Aggregation, num, tau), query
-	s.emit(ev)
-	docs, err := s.retrieve(ctx, query, "stage 1")
+	s.event(ev)
+	docs, err := s.search(ctx, query, "stage 1")
 	if err != nil {
 		return nil, err
 	}
@@ -612,12 +622,12 @@ func (s *quco) scan(ctx context.Context, gen string) (check, error) {
 	}
 	for _, sent := range text.SplitSentences(gen) {
 		if neg := firstContained(sent, negations); neg != "" {
-			s.emit(Event{Round: s.round, Kind: "sentence", Text: sent, Decision: "drop", Reason: fmt.Sprintf("negation %q: this and later sentences dropped", neg)})
+			s.event(Event{Round: s.round, Kind: "sentence", Text: sent, Decision: "drop", Reason: fmt.Sprintf("negation %q: this and later sentences dropped", neg)})
 			break
 		}
 		if strings.Contains(sent, "the answer is") {
 			addClear(sent)
-			s.emit(Event{Round: s.round, Kind: "sentence", Text: sent, Decision: "accept", Reason: "contains \"the answer is\": accepted unchecked, scan ends"})
+			s.event(Event{Round: s.round, Kind: "sentence", Text: sent, Decision: "accept", Reason: "contains \"the answer is\": accepted unchecked, scan ends"})
 			break
 		}
 		ev := Event{Round: s.round, Kind: "sentence", Text: sent}
@@ -625,7 +635,7 @@ func (s *quco) scan(ctx context.Context, gen string) (check, error) {
 		if err != nil {
 			if s.cfg.OnError == OnErrorFail {
 				ev.Decision, ev.Reason = "error", "extractor: "+err.Error()
-				s.emit(ev)
+				s.event(ev)
 				return c, fmt.Errorf("quco: extractor (sentence %q): %w", sent, err)
 			}
 			ev.Reason = "extraction failed (skipped): " + err.Error() + "; "
@@ -634,7 +644,7 @@ func (s *quco) scan(ctx context.Context, gen string) (check, error) {
 		if len(trs) == 0 {
 			addClear(sent)
 			ev.Decision, ev.Reason = "clear", ev.Reason+"no tuples"
-			s.emit(ev)
+			s.event(ev)
 			continue
 		}
 		flagged := false
@@ -661,7 +671,7 @@ func (s *quco) scan(ctx context.Context, gen string) (check, error) {
 				it.Note = fmt.Sprintf("count %q: error: %v", cquery, err)
 				ev.Items = append(ev.Items, it)
 				ev.Decision, ev.Reason = "error", "counter failed"
-				s.emit(ev)
+				s.event(ev)
 				return c, fmt.Errorf("quco: counter (%q): %w", cquery, err)
 			}
 			it.Note = fmt.Sprintf("count %q", cquery)
@@ -693,12 +703,12 @@ func (s *quco) scan(ctx context.Context, gen string) (check, error) {
 			c.hallucinate = true
 			c.sentence = sent
 			ev.Decision, ev.Reason = "flag", ev.Reason+"a tuple is below its threshold"
-			s.emit(ev)
+			s.event(ev)
 			break
 		}
 		addClear(sent)
 		ev.Decision, ev.Reason = "clear", ev.Reason+"no tuple below threshold"
-		s.emit(ev)
+		s.event(ev)
 	}
 	return c, nil
 }
@@ -792,7 +802,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			if len(initial) > 0 && pred == "" {
 				docs = initial
 			}
-			raw, err := s.generate(ctx, s.prompt(false, texts(docs), s.soFar(pred)), "fresh", docs)
+			raw, err := s.step(ctx, s.generation(false, texts(docs), s.soFar(pred)), "fresh", docs)
 			if err != nil {
 				return pred, err
 			}
@@ -800,7 +810,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			initial = nil
 		} else {
 			s.round++
-			s.emit(Event{Round: s.round, Kind: "recheck", Text: newText, Reason: "leftover of the last regeneration, checked without a new call"})
+			s.event(Event{Round: s.round, Kind: "recheck", Text: newText, Reason: "leftover of the last regeneration, checked without a new call"})
 		}
 		c, err := s.scan(ctx, newText)
 		if err != nil {
@@ -814,11 +824,11 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			}
 			newText = ""
 		} else {
-			s.pred.Signals["regenerations"]++
+			s.signals["regenerations"]++
 			qs, why := s.queries(c)
 			var docs []passage
 			for i, q := range qs {
-				d, err := s.retrieve(ctx, q, why[i])
+				d, err := s.search(ctx, q, why[i])
 				if err != nil {
 					return pred, err
 				}
@@ -826,7 +836,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			}
 			docs = dedupe(docs)
 			clean := strings.TrimSpace(c.clear)
-			raw, err := s.generate(ctx, s.prompt(true, texts(docs), s.soFar(pred), clean), "regenerate", docs)
+			raw, err := s.step(ctx, s.generation(true, texts(docs), s.soFar(pred), clean), "regenerate", docs)
 			if err != nil {
 				return pred, err
 			}
@@ -838,7 +848,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			}
 			pred = joinNonEmpty(strings.TrimSpace(pred), clean, strings.TrimSpace(first))
 			newText = strings.TrimSpace(strings.Replace(newText, first, "", 1))
-			s.emit(Event{Round: s.round, Kind: "keep", Text: first, Reason: "leftover: " + strconv.Quote(newText)})
+			s.event(Event{Round: s.round, Kind: "keep", Text: first, Reason: "leftover: " + strconv.Quote(newText)})
 		}
 		toks, approx := s.length(ctx, pred)
 		var why string
@@ -856,7 +866,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			why = "Question:"
 		}
 		if why != "" {
-			s.emit(Event{Round: s.round, Kind: "stop", Text: pred, Decision: "stop", Reason: why})
+			s.event(Event{Round: s.round, Kind: "stop", Text: pred, Decision: "stop", Reason: why})
 			return pred, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -880,7 +890,7 @@ func (s *quco) length(ctx context.Context, text string) (n int, approx string) {
 		}
 		approx = "tokenizer: " + err.Error()
 	}
-	s.pred.Signals["approx_lengths"]++
+	s.signals["approx_lengths"]++
 	return len(strings.Fields(text)), approx
 }
 
