@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/text"
 )
 
@@ -16,10 +15,14 @@ import (
 // by prompt_key ("llama-2" in every baseline row of their configs).
 
 func init() {
-	Register("wo-rag", DefaultWoRAG, func(c WoRAGConfig) (Method, error) { return &WoRAG{c}, nil })
-	Register("sr-rag", DefaultSRRAG, func(c SRRAGConfig) (Method, error) { return &SRRAG{c}, nil })
-	Register("fs-rag", DefaultFSRAG, func(c FSRAGConfig) (Method, error) { return &FSRAG{c}, nil })
-	Register("fl-rag", DefaultFLRAG, func(c FLRAGConfig) (Method, error) { return &FLRAG{c}, nil })
+	registerCore("wo-rag", DefaultWoRAG, woRAG, "generator", "prompts")
+	registerCore("sr-rag", DefaultSRRAG, srRAG, "generator", "retriever", "prompts")
+	registerCore("fs-rag", DefaultFSRAG, func(ctx context.Context, r *core, c FSRAGConfig) (Prediction, error) {
+		return fixedLoop(ctx, r, c.RetrievalConfig, 0)
+	}, "generator", "retriever", "prompts")
+	registerCore("fl-rag", DefaultFLRAG, func(ctx context.Context, r *core, c FLRAGConfig) (Prediction, error) {
+		return fixedLoop(ctx, r, c.RetrievalConfig, c.FixLength)
+	}, "generator", "retriever", "prompts")
 }
 
 // GenerationConfig holds the settings every baseline and both FLARE variants share.
@@ -49,10 +52,29 @@ func (g GenerationConfig) Validate() error {
 		return errors.New("prompt_key is empty")
 	case g.Shots < -1:
 		return fmt.Errorf("shots %d: want -1 (the authors' count), 0 or more", g.Shots)
-	case g.MaxTokens < 1:
-		return fmt.Errorf("generate_max_length %d: want at least 1", g.MaxTokens)
-	case g.Complete && g.FinishOptions.MaxTokens < 1:
-		return fmt.Errorf("answer_completion_max_tokens %d: want at least 1", g.FinishOptions.MaxTokens)
+	case g.Complete:
+		return firstErr(atLeast1("generate_max_length", g.MaxTokens), atLeast1("answer_completion_max_tokens", g.FinishOptions.MaxTokens))
+	}
+	return atLeast1("generate_max_length", g.MaxTokens)
+}
+
+// generation returns the settings the core's setup reads.
+func (g GenerationConfig) generation() GenerationConfig { return g }
+
+// atLeast1 is the error of a whole-number setting below 1, or nil.
+func atLeast1(key string, v int) error {
+	if v < 1 {
+		return fmt.Errorf("%s %d: want at least 1", key, v)
+	}
+	return nil
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -80,13 +102,10 @@ func DefaultWoRAG() WoRAGConfig { return WoRAGConfig{blDefaultGeneration(), Runn
 
 // Validate reports the first invalid field.
 func (c WoRAGConfig) Validate() error {
-	if err := c.GenerationConfig.Validate(); err != nil {
-		return err
-	}
 	if c.Runner != RunnerBaselines && c.Runner != RunnerQuCo {
-		return fmt.Errorf("runner %q: want %s or %s", c.Runner, RunnerBaselines, RunnerQuCo)
+		return firstErr(c.GenerationConfig.Validate(), fmt.Errorf("runner %q: want %s or %s", c.Runner, RunnerBaselines, RunnerQuCo))
 	}
-	return nil
+	return c.GenerationConfig.Validate()
 }
 
 // RetrievalConfig adds the retrieval depth to GenerationConfig.
@@ -99,13 +118,7 @@ type RetrievalConfig struct {
 
 // Validate reports the first invalid field.
 func (r RetrievalConfig) Validate() error {
-	if err := r.GenerationConfig.Validate(); err != nil {
-		return err
-	}
-	if r.TopK < 1 {
-		return fmt.Errorf("top_k %d: want at least 1", r.TopK)
-	}
-	return nil
+	return firstErr(r.GenerationConfig.Validate(), atLeast1("top_k", r.TopK))
 }
 
 func blDefaultRetrieval() RetrievalConfig { return RetrievalConfig{blDefaultGeneration(), 3} }
@@ -131,125 +144,53 @@ type FLRAGConfig struct {
 	RetrievalConfig
 	// FixLength is the number of tokens generated per step and the length of the next query
 	// (default 32).
-	FixLength int `json:"fix_length"`
+	FixLength int `json:"fix_length" min:"1"`
 }
 
 // DefaultFLRAG returns FL-RAG's defaults.
 func DefaultFLRAG() FLRAGConfig { return FLRAGConfig{blDefaultRetrieval(), 32} }
 
-// Validate reports the first invalid field.
-func (c FLRAGConfig) Validate() error {
-	if err := c.RetrievalConfig.Validate(); err != nil {
-		return err
-	}
-	if c.FixLength < 1 {
-		return fmt.Errorf("fix_length %d: want at least 1", c.FixLength)
-	}
-	return nil
-}
-
-// WoRAG answers without retrieval: demos, the template's initial instruction and the case; one call.
-type WoRAG struct{ cfg WoRAGConfig }
-
-// SRRAG retrieves once with the question and generates once from the template's initial section.
-type SRRAG struct{ cfg SRRAGConfig }
-
-// FSRAG retrieves before every step (first with the question, then with the last kept sentence) and
-// keeps the first sentence of each generation.
-type FSRAG struct{ cfg FSRAGConfig }
-
-// FLRAG retrieves before every step (first with the question, then with the previous step's text)
-// and generates fix_length tokens per step.
-type FLRAG struct{ cfg FLRAGConfig }
-
-// Name implements Method.
-func (*WoRAG) Name() string { return "wo-rag" }
-
-// Name implements Method.
-func (*SRRAG) Name() string { return "sr-rag" }
-
-// Name implements Method.
-func (*FSRAG) Name() string { return "fs-rag" }
-
-// Name implements Method.
-func (*FLRAG) Name() string { return "fl-rag" }
-
-// Settings implements Configured.
-func (m *WoRAG) Settings() any { return m.cfg }
-
-// Settings implements Configured.
-func (m *SRRAG) Settings() any { return m.cfg }
-
-// Settings implements Configured.
-func (m *FSRAG) Settings() any { return m.cfg }
-
-// Settings implements Configured.
-func (m *FLRAG) Settings() any { return m.cfg }
-
-// Answer implements Method.
-func (m *WoRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newCore(m.Name(), env, ex)
-	if err := r.setup(m.cfg.GenerationConfig, "generator", "prompts"); err != nil {
-		return r.pred(""), err
-	}
-	if m.cfg.Runner == RunnerQuCo {
+// woRAG answers without retrieval: demos, the template's initial instruction and the case; one call.
+func woRAG(ctx context.Context, r *core, c WoRAGConfig) (Prediction, error) {
+	if c.Runner == RunnerQuCo {
 		// generate_quco.BasicRAG.inference: no instruction; its generator decodes with
 		// skip_special_tokens=True, as servers return text; then filter_invalid_sentences.
-		resp, err := r.generate(ctx, 1, r.demos+r.caseText, m.cfg.MaxTokens, false)
+		resp, err := r.generate(ctx, 1, r.demos+r.caseText, c.MaxTokens, false)
 		if err != nil {
 			return r.pred(""), err
 		}
-		kept, dropped := filterAssistant(resp.Text)
-		for _, d := range dropped {
-			r.event(Event{Round: 1, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
-		}
-		return r.finish(ctx, kept, m.cfg.FinishOptions)
+		return r.finish(ctx, r.filter(1, resp.Text), c.FinishOptions)
 	}
 	prompt := r.demos + r.tmpl.Initial.Instruction + r.caseText
-	resp, err := r.generate(ctx, 1, prompt, m.cfg.MaxTokens, false)
+	resp, err := r.generate(ctx, 1, prompt, c.MaxTokens, false)
 	if err != nil {
 		return r.pred(""), err
 	}
-	return r.finish(ctx, resp.Text, m.cfg.FinishOptions)
+	return r.finish(ctx, resp.Text, c.FinishOptions)
 }
 
-// Answer implements Method.
-func (m *SRRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newCore(m.Name(), env, ex)
-	if err := r.setup(m.cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
-		return r.pred(""), err
-	}
-	docs, err := r.retrieve(ctx, 1, ex.Question, m.cfg.TopK, "the question")
+// srRAG retrieves once with the question and generates once from the template's initial section.
+func srRAG(ctx context.Context, r *core, c SRRAGConfig) (Prediction, error) {
+	docs, err := r.retrieve(ctx, 1, r.ex.Question, c.TopK, "the question")
 	if err != nil {
 		return r.pred(""), err
 	}
 	sec := r.tmpl.Initial
 	prompt := r.demos + sec.Docs(docs) + sec.Instruction + r.caseText
-	resp, err := r.generate(ctx, 1, prompt, m.cfg.MaxTokens, false)
+	resp, err := r.generate(ctx, 1, prompt, c.MaxTokens, false)
 	if err != nil {
 		return r.pred(""), err
 	}
-	return r.finish(ctx, resp.Text, m.cfg.FinishOptions)
+	return r.finish(ctx, resp.Text, c.FinishOptions)
 }
 
-// Answer implements Method.
-func (m *FSRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	return blFixedLoop(ctx, m.Name(), env, ex, m.cfg.RetrievalConfig, 0)
-}
-
-// Answer implements Method.
-func (m *FLRAG) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	return blFixedLoop(ctx, m.Name(), env, ex, m.cfg.RetrievalConfig, m.cfg.FixLength)
-}
-
-// blFixedLoop is FS-RAG (fixLength 0) and FL-RAG (fixLength > 0), the authors' FixLengthRAG.
-func blFixedLoop(ctx context.Context, name string, env Env, ex datasets.Example, cfg RetrievalConfig, fixLength int) (Prediction, error) {
-	r := newCore(name, env, ex)
-	if err := r.setup(cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
-		return r.pred(""), err
-	}
+// fixedLoop is the authors' FixLengthRAG: FS-RAG (fixLength 0) retrieves before every step (first
+// with the question, then with the last kept sentence) and keeps the first sentence of each
+// generation; FL-RAG (fixLength > 0) retrieves before every step (first with the question, then with
+// the previous step's text) and generates fix_length tokens per step.
+func fixedLoop(ctx context.Context, r *core, cfg RetrievalConfig, fixLength int) (Prediction, error) {
 	txt := ""
-	query, why := ex.Question, "the question"
+	query, why := r.ex.Question, "the question"
 	sec := r.tmpl.Hallucination
 	for round := 1; ; round++ {
 		oldLen := pyLen(txt)

@@ -42,6 +42,36 @@ func newCore(method string, env Env, ex datasets.Example) *core {
 	return &core{method: method, env: env, ex: ex, signals: map[string]float64{"retrieved": 0}, words: coreWords{method}}
 }
 
+// registerCore registers a method that answers on the per-question core: the registry decodes and
+// validates its settings C (Register), and each question runs newCore, setup with the components
+// need names and C's generation settings, then answer.
+func registerCore[C interface{ generation() GenerationConfig }](name string, defaults func() C, answer func(context.Context, *core, C) (Prediction, error), need ...string) {
+	Register(name, defaults, func(c C) (Method, error) { return &coreMethod[C]{name, c, need, answer}, nil })
+}
+
+// coreMethod is a method registered by registerCore.
+type coreMethod[C interface{ generation() GenerationConfig }] struct {
+	name   string
+	cfg    C
+	need   []string
+	answer func(context.Context, *core, C) (Prediction, error)
+}
+
+// Name implements Method.
+func (m *coreMethod[C]) Name() string { return m.name }
+
+// Settings implements Configured.
+func (m *coreMethod[C]) Settings() any { return m.cfg }
+
+// Answer implements Method.
+func (m *coreMethod[C]) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
+	r := newCore(m.name, env, ex)
+	if err := r.setup(m.cfg.generation(), m.need...); err != nil {
+		return r.pred(""), err
+	}
+	return m.answer(ctx, r, m.cfg)
+}
+
 // wording is how a method's trace and errors word the core's retrieve, generate and answer steps.
 // Each method completes the event the core made (Round, Kind, Query and IDs, or Text, set) and
 // returns err wrapped, or nil. coreWords is every method's but QuCo-RAG's, whose records keep their
@@ -73,6 +103,9 @@ func (w coreWords) generated(ev *Event, resp llm.Response, req llm.Request, err 
 		return fmt.Errorf("%s: generate: %w", w.method, err)
 	}
 	ev.Reason = fmt.Sprintf("finish %s, %d token(s), max %d", resp.FinishReason, resp.Usage.CompletionTokens, req.MaxTokens)
+	if req.Endpoint == llm.Responses { // Web-Tool's call: its bound may be unsent; its web searches count
+		ev.Reason = fmt.Sprintf("finish %s, %d token(s), %d web search call(s)", resp.FinishReason, resp.Usage.CompletionTokens, resp.WebSearchCalls)
+	}
 	return nil
 }
 

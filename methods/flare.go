@@ -7,13 +7,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/text"
 )
 
 func init() {
-	Register("flare", DefaultFlare, func(c FlareConfig) (Method, error) { return &Flare{c}, nil })
+	registerCore("flare", DefaultFlare, flare, "generator", "retriever", "prompts")
 }
 
 // FlareConfig configures the official look-ahead FLARE ("flare"). The defaults are those of the
@@ -55,7 +54,8 @@ func DefaultFlare() FlareConfig {
 
 // Validate reports the first invalid field.
 func (c FlareConfig) Validate() error {
-	g := GenerationConfig{PromptKey: c.PromptKey, Shots: c.Shots, MaxTokens: 1, FinishOptions: c.FinishOptions}
+	g := c.generation()
+	g.MaxTokens = 1 // max_generation_len is checked below, by its own name
 	if err := g.Validate(); err != nil {
 		return err
 	}
@@ -76,18 +76,10 @@ func (c FlareConfig) Validate() error {
 	return nil
 }
 
-// Flare is the official look-ahead FLARE ("flare"): retrieve with the question; then, step by step,
-// generate a look-ahead of up to look_ahead_steps tokens cut at its first sentence end; if some token
-// of it has probability <= look_ahead_filter_prob, retrieve with the look-ahead minus its tokens of
-// probability <= look_ahead_mask_prob and regenerate the step from the new passages, else keep the
-// look-ahead; one sentence per step, until the model stops or max_generation_len tokens.
-type Flare struct{ cfg FlareConfig }
-
-// Name implements Method.
-func (*Flare) Name() string { return "flare" }
-
-// Settings implements Configured.
-func (m *Flare) Settings() any { return m.cfg }
+// generation returns the settings the core's setup reads.
+func (c FlareConfig) generation() GenerationConfig {
+	return GenerationConfig{PromptKey: c.PromptKey, Shots: c.Shots, MaxTokens: c.MaxGenerationLen, FinishOptions: c.FinishOptions}
+}
 
 // flareStep is one generation cut at its first sentence end.
 type flareStep struct {
@@ -96,19 +88,17 @@ type flareStep struct {
 	reason string // stop, length or boundary
 }
 
-// Answer implements Method.
-func (m *Flare) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	cfg := m.cfg
-	r := newCore(m.Name(), env, ex)
-	g := GenerationConfig{PromptKey: cfg.PromptKey, Shots: cfg.Shots, MaxTokens: cfg.MaxGenerationLen, FinishOptions: cfg.FinishOptions}
-	if err := r.setup(g, "generator", "retriever", "prompts"); err != nil {
-		return r.pred(""), err
-	}
+// flare is the official look-ahead FLARE ("flare"): retrieve with the question; then, step by step,
+// generate a look-ahead of up to look_ahead_steps tokens cut at its first sentence end; if some token
+// of it has probability <= look_ahead_filter_prob, retrieve with the look-ahead minus its tokens of
+// probability <= look_ahead_mask_prob and regenerate the step from the new passages, else keep the
+// look-ahead; one sentence per step, until the model stops or max_generation_len tokens.
+func flare(ctx context.Context, r *core, cfg FlareConfig) (Prediction, error) {
 	sec := r.tmpl.Hallucination
 	var docs []string
 	if cfg.RetrieveQuestionFirst {
 		var err error
-		if docs, err = r.retrieve(ctx, 0, ex.Question, cfg.TopK, "the question (before the first step)"); err != nil {
+		if docs, err = r.retrieve(ctx, 0, r.ex.Question, cfg.TopK, "the question (before the first step)"); err != nil {
 			return r.pred(""), err
 		}
 	}

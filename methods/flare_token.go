@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/text"
 )
@@ -18,7 +17,7 @@ import (
 //   - "flare" (flare.go): the official look-ahead FLARE of jzbjyb/FLARE.
 
 func init() {
-	Register("flare-token", DefaultFlareToken, func(c FlareTokenConfig) (Method, error) { return &FlareToken{c}, nil })
+	registerCore("flare-token", DefaultFlareToken, flareToken, "generator", "retriever", "prompts")
 }
 
 // FlareTokenConfig configures flare-token.
@@ -63,25 +62,11 @@ func (c FlareTokenConfig) Validate() error {
 	return nil
 }
 
-// FlareToken is DRAGIN's TokenRAG ("flare-token"): generate the whole continuation with token
+// flareToken is DRAGIN's TokenRAG ("flare-token"): generate the whole continuation with token
 // probabilities; the first sentence whose mean (1 − p) exceeds the threshold triggers a retrieval
 // with that sentence minus its uncertain tokens; the sentences before it are kept and the whole
 // regeneration from the retrieved passages is appended; repeat until a stop rule fires.
-type FlareToken struct{ cfg FlareTokenConfig }
-
-// Name implements Method.
-func (*FlareToken) Name() string { return "flare-token" }
-
-// Settings implements Configured.
-func (m *FlareToken) Settings() any { return m.cfg }
-
-// Answer implements Method.
-func (m *FlareToken) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	cfg := m.cfg
-	r := newCore(m.Name(), env, ex)
-	if err := r.setup(cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
-		return r.pred(""), err
-	}
+func flareToken(ctx context.Context, r *core, cfg FlareTokenConfig) (Prediction, error) {
 	sec := r.tmpl.Hallucination
 	txt := ""
 	for round := 1; ; round++ {
@@ -113,7 +98,7 @@ func (m *FlareToken) Answer(ctx context.Context, env Env, ex datasets.Example) (
 				query = strings.ReplaceAll(chk.masked, "[xxx]", "")
 			} else {
 				var parts []string
-				for _, s := range []string{ex.Question, txt, chk.prev} {
+				for _, s := range []string{r.ex.Question, txt, chk.prev} {
 					if s != "" {
 						parts = append(parts, s)
 					}

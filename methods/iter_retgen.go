@@ -2,10 +2,7 @@ package methods
 
 import (
 	"context"
-	"fmt"
 	"strings"
-
-	"github.com/ragbench/ragbench/datasets"
 )
 
 // ITER-RETGEN (Shao et al., 2023, "Enhancing Retrieval-Augmented Large Language Models with
@@ -16,7 +13,7 @@ import (
 // SR-RAG. It is the worked example of docs/adding-a-method.md.
 
 func init() {
-	Register("iter-retgen", DefaultIterRetGen, func(c IterRetGenConfig) (Method, error) { return &IterRetGen{c}, nil })
+	registerCore("iter-retgen", DefaultIterRetGen, iterRetGen, "generator", "retriever", "prompts")
 }
 
 // IterRetGenConfig configures iter-retgen.
@@ -26,54 +23,31 @@ type IterRetGenConfig struct {
 	RetrievalConfig
 	// Iterations is the number of retrieval-generation rounds (default 2, the smallest that
 	// iterates; 1 is SR-RAG).
-	Iterations int `json:"iterations"`
+	Iterations int `json:"iterations" min:"1"`
 }
 
 // DefaultIterRetGen returns iter-retgen's defaults.
 func DefaultIterRetGen() IterRetGenConfig { return IterRetGenConfig{blDefaultRetrieval(), 2} }
 
-// Validate reports the first invalid field.
-func (c IterRetGenConfig) Validate() error {
-	if err := c.RetrievalConfig.Validate(); err != nil {
-		return err
-	}
-	if c.Iterations < 1 {
-		return fmt.Errorf("iterations %d: want at least 1", c.Iterations)
-	}
-	return nil
-}
-
-// IterRetGen is ITER-RETGEN ("iter-retgen").
-type IterRetGen struct{ cfg IterRetGenConfig }
-
-// Name implements Method.
-func (*IterRetGen) Name() string { return "iter-retgen" }
-
-// Settings implements Configured.
-func (m *IterRetGen) Settings() any { return m.cfg }
-
-// Answer implements Method. Its trace: "question", then per iteration "retrieve" and "generate",
-// then "answer".
-func (m *IterRetGen) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newCore(m.Name(), env, ex)
-	if err := r.setup(m.cfg.GenerationConfig, "generator", "retriever", "prompts"); err != nil {
-		return r.pred(""), err
-	}
+// iterRetGen answers one question on the per-question core r, which registerCore has set up (the
+// prompt parts, the "question" event). Its trace: "question", then per iteration "retrieve" and
+// "generate", then "answer".
+func iterRetGen(ctx context.Context, r *core, c IterRetGenConfig) (Prediction, error) {
 	sec := r.tmpl.Initial
 	answer := ""
-	query, why := ex.Question, "the question"
-	for round := 1; round <= m.cfg.Iterations; round++ {
-		docs, err := r.retrieve(ctx, round, query, m.cfg.TopK, why)
+	query, why := r.ex.Question, "the question"
+	for round := 1; round <= c.Iterations; round++ {
+		docs, err := r.retrieve(ctx, round, query, c.TopK, why)
 		if err != nil {
 			return r.pred(answer), err
 		}
 		prompt := r.demos + sec.Docs(docs) + sec.Instruction + r.caseText
-		resp, err := r.generate(ctx, round, prompt, m.cfg.MaxTokens, false)
+		resp, err := r.generate(ctx, round, prompt, c.MaxTokens, false)
 		if err != nil {
 			return r.pred(answer), err
 		}
 		answer = strings.TrimSpace(resp.Text)
-		query, why = strings.TrimSpace(ex.Question+" "+answer), "the question and the previous answer"
+		query, why = strings.TrimSpace(r.ex.Question+" "+answer), "the question and the previous answer"
 	}
-	return r.finish(ctx, answer, m.cfg.FinishOptions)
+	return r.finish(ctx, answer, c.FinishOptions)
 }

@@ -422,11 +422,12 @@ func (s *quco) step(ctx context.Context, prompt, kind string, docs []passage) (s
 	return resp.Text, nil
 }
 
-// filter drops assistant-style sentences and rejoins the rest with single spaces.
-func (s *quco) filter(raw string) string {
+// filter drops assistant-style sentences (filterAssistant), recording each as a "filter" event of
+// round, and rejoins the rest with single spaces.
+func (r *core) filter(round int, raw string) string {
 	kept, dropped := filterAssistant(raw)
 	for _, d := range dropped {
-		s.event(Event{Round: s.round, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
+		r.event(Event{Round: round, Kind: "filter", Text: d[0], Decision: "drop", Reason: fmt.Sprintf("assistant phrase %q", d[1])})
 	}
 	return kept
 }
@@ -806,7 +807,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			if err != nil {
 				return pred, err
 			}
-			newText = s.filter(raw)
+			newText = s.filter(s.round, raw)
 			initial = nil
 		} else {
 			s.round++
@@ -840,7 +841,7 @@ func (s *quco) run(ctx context.Context, question string) (string, error) {
 			if err != nil {
 				return pred, err
 			}
-			newText = s.filter(raw)
+			newText = s.filter(s.round, raw)
 			first := topSentence(newText)
 			second := topSentence(strings.TrimSpace(strings.Replace(newText, first, "", 1)))
 			if r, _ := utf8.DecodeRuneInString(second); second != "" && unicode.IsLetter(r) && strings.Contains(second, "the answer is") {

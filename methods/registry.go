@@ -29,8 +29,9 @@ var (
 
 // Register makes a method available by name. Its settings, of type C (a struct with json tags), start
 // from defaults(); a cell's settings are decoded strictly over them (DecodeSettings: a key C lacks is
-// an error naming it) and, when C has a Validate() error method, validated; build then makes the
-// method. Register panics on a duplicate or empty name (a programming error found at init).
+// an error naming it) and, when C has a Validate() error method, validated, then checked against
+// their `min:"N"` tags (checkMin); build then makes the method. Register panics on a duplicate or
+// empty name (a programming error found at init).
 func Register[C any](name string, defaults func() C, build func(C) (Method, error)) {
 	if defaults == nil || build == nil {
 		panic("methods: Register " + name + " with a nil defaults or build")
@@ -45,8 +46,39 @@ func Register[C any](name string, defaults func() C, build func(C) (Method, erro
 				return nil, err
 			}
 		}
+		if err := checkMin(reflect.ValueOf(c)); err != nil {
+			return nil, err
+		}
 		return build(c)
 	})
+}
+
+// checkMin returns the error of the first whole-number field of the struct v, embedded structs
+// included, whose tag `min:"N"` it is below: "KEY V: want at least N", KEY its json name.
+func checkMin(v reflect.Value) error {
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := 0; i < v.NumField(); i++ {
+		f, fv := v.Type().Field(i), v.Field(i)
+		if f.Anonymous {
+			if err := checkMin(fv); err != nil {
+				return err
+			}
+			continue
+		}
+		tag, ok := f.Tag.Lookup("min")
+		if !ok || !fv.CanInt() {
+			continue
+		}
+		if lo, err := strconv.ParseInt(tag, 10, 64); err != nil {
+			panic("methods: bad min tag on " + f.Name + ": " + tag)
+		} else if fv.Int() < lo {
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			return fmt.Errorf("%s %d: want at least %d", key, fv.Int(), lo)
+		}
+	}
+	return nil
 }
 
 func register(name string, f factory) {

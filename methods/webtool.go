@@ -2,12 +2,10 @@ package methods
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 
-	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
 )
 
@@ -15,7 +13,7 @@ import (
 const WebToolName = "web-tool"
 
 func init() {
-	Register(WebToolName, DefaultWebTool, func(c WebToolConfig) (Method, error) { return &WebTool{c}, nil })
+	registerCore(WebToolName, DefaultWebTool, webTool, "generator", "prompts")
 }
 
 // webSearchHint is the line the authors' non-retrieval runner (generate_baselines.BasicRAG) puts
@@ -69,7 +67,7 @@ func (c WebToolConfig) generation() GenerationConfig {
 	return GenerationConfig{PromptKey: c.PromptKey, Shots: c.Fewshot, MaxTokens: c.MaxLength, FinishOptions: c.FinishOptions}
 }
 
-// WebTool is the QuCo-RAG paper's Web-Tool baseline for API models: one Responses API call with the
+// webTool is the QuCo-RAG paper's Web-Tool baseline for API models: one Responses API call with the
 // prompt of the authors' non-retrieval runner (demos, the search hint, the template's initial
 // instruction, the case) and the hosted web search tool on. The tool's link citations are removed
 // from the text, which is then stripped and given to the answer step.
@@ -77,55 +75,33 @@ func (c WebToolConfig) generation() GenerationConfig {
 // Trace: "question", "generate" (the raw text; Reason gives the finish, tokens and web searches),
 // "filter" (the text after link removal, when it changed) and "answer". Signals: "retrieved" 0 and
 // "web_search_calls", the web_search_call items of the answer.
-type WebTool struct{ cfg WebToolConfig }
-
-// Name implements Method.
-func (*WebTool) Name() string { return WebToolName }
-
-// Settings implements Configured.
-func (m *WebTool) Settings() any { return m.cfg }
-
-// Answer implements Method.
-func (m *WebTool) Answer(ctx context.Context, env Env, ex datasets.Example) (Prediction, error) {
-	r := newCore(m.Name(), env, ex)
-	if err := r.setup(m.cfg.generation(), "generator", "prompts"); err != nil {
-		return r.pred(""), err
-	}
+func webTool(ctx context.Context, r *core, c WebToolConfig) (Prediction, error) {
 	prompt := r.demos
-	if m.cfg.UseWebSearch && m.cfg.SearchHint {
+	if c.UseWebSearch && c.SearchHint {
 		prompt += webSearchHint
 	}
 	prompt += r.tmpl.Initial.Instruction + r.caseText
-	req := llm.Request{Endpoint: llm.Responses, Prompt: prompt, WebSearch: m.cfg.UseWebSearch, ServerSampling: m.cfg.ServerSampling}
-	if m.cfg.SendMaxLength {
-		req.MaxTokens = m.cfg.MaxLength
+	req := llm.Request{Endpoint: llm.Responses, Prompt: prompt, WebSearch: c.UseWebSearch, ServerSampling: c.ServerSampling}
+	if c.SendMaxLength {
+		req.MaxTokens = c.MaxLength
 	}
-	resp, err := env.Generator.Generate(ctx, req)
+	r.signals["web_search_calls"] = 0
+	resp, err := r.generateReq(ctx, Event{Round: 1}, req)
 	if err != nil {
-		r.event(Event{Round: 1, Kind: "generate", Decision: "error", Reason: err.Error()})
-		return m.pred(r, "", 0), fmt.Errorf("%s: generate: %w", m.Name(), err)
+		return r.pred(""), err
 	}
-	r.event(Event{Round: 1, Kind: "generate", Text: resp.Text, Reason: fmt.Sprintf("finish %s, %d token(s), %d web search call(s)",
-		resp.FinishReason, resp.Usage.CompletionTokens, resp.WebSearchCalls)})
+	r.signals["web_search_calls"] = float64(resp.WebSearchCalls)
 	txt := resp.Text
-	if m.cfg.UseWebSearch && m.cfg.RemoveWebLinks {
+	if c.UseWebSearch && c.RemoveWebLinks {
 		txt = RemoveWebLinks(txt)
 		if txt != resp.Text {
 			r.event(Event{Round: 1, Kind: "filter", Text: txt, Decision: "links removed", Reason: "the authors' remove_web_links"})
 		}
 	}
-	fo := m.cfg.FinishOptions
-	fo.Shots = m.cfg.Fewshot
-	fo.Endpoint, fo.ServerSampling, fo.Unbounded = llm.Responses, m.cfg.ServerSampling, !m.cfg.SendMaxLength
-	p, err := r.finish(ctx, txt, fo)
-	p.Signals["web_search_calls"] = float64(resp.WebSearchCalls)
-	return p, err
-}
-
-func (m *WebTool) pred(r *core, raw string, calls int) Prediction {
-	p := r.pred(raw)
-	p.Signals["web_search_calls"] = float64(calls)
-	return p
+	fo := c.FinishOptions
+	fo.Shots = c.Fewshot
+	fo.Endpoint, fo.ServerSampling, fo.Unbounded = llm.Responses, c.ServerSampling, !c.SendMaxLength
+	return r.finish(ctx, txt, fo)
 }
 
 // The authors' remove_web_links patterns (gpt_api_client.py), in their order.
