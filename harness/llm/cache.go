@@ -14,6 +14,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // CacheMode says how the response cache is used.
@@ -126,7 +128,7 @@ func (s *Store) Get(ctx context.Context, key [32]byte) (Response, bool, error) {
 	}
 	var r Response
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Response{}, false, fmt.Errorf("llm cache %s: stored response %x is corrupt: %w; body %s", s.path, key[:6], err, quoteExcerpt(excerpt(raw)))
+		return Response{}, false, fmt.Errorf("llm cache %s: stored response %x is corrupt: %w; body %s", s.path, key[:6], err, transport.QuoteExcerpt(transport.Excerpt(raw)))
 	}
 	return r, true, nil
 }
@@ -143,7 +145,7 @@ func (s *Store) Put(ctx context.Context, key [32]byte, id Identity, req Request,
 	if err != nil {
 		return fmt.Errorf("llm cache %s: encode request: %w", s.path, err)
 	}
-	if _, err := s.put.ExecContext(ctx, key[:], id.Backend, RedactURL(id.BaseURL), id.Model, string(qb), string(rb), time.Now().Unix()); err != nil {
+	if _, err := s.put.ExecContext(ctx, key[:], id.Backend, transport.RedactURL(id.BaseURL), id.Model, string(qb), string(rb), time.Now().Unix()); err != nil {
 		return fmt.Errorf("llm cache %s: put: %w", s.path, err)
 	}
 	return nil
@@ -177,7 +179,7 @@ func (s *Store) PutMany(ctx context.Context, entries []Entry) error {
 		if err != nil {
 			return fmt.Errorf("llm cache %s: encode request: %w", s.path, err)
 		}
-		if _, err := st.ExecContext(ctx, e.Key[:], e.ID.Backend, RedactURL(e.ID.BaseURL), e.ID.Model, string(qb), string(rb), now); err != nil {
+		if _, err := st.ExecContext(ctx, e.Key[:], e.ID.Backend, transport.RedactURL(e.ID.BaseURL), e.ID.Model, string(qb), string(rb), now); err != nil {
 			return fmt.Errorf("llm cache %s: put: %w", s.path, err)
 		}
 	}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/ragbench/ragbench/internal/retry"
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // Config says which backend to use and how to talk to it. It is plain data with defaults (see
@@ -69,13 +69,13 @@ type CacheConfig struct {
 
 // Environment variables read by Resolve.
 const (
-	EnvBaseURL = "OPENAI_BASE_URL"
-	EnvAPIKey  = "OPENAI_API_KEY"
-	EnvModel   = "OPENAI_MODEL"
+	EnvBaseURL = transport.EnvBaseURL
+	EnvAPIKey  = transport.EnvAPIKey
+	EnvModel   = transport.EnvModel
 )
 
 // DefaultBaseURL is OpenAI's API root, used when neither the config nor the environment names one.
-const DefaultBaseURL = "https://api.openai.com/v1"
+const DefaultBaseURL = transport.DefaultBaseURL
 
 // DefaultMaxWait is the default bound on one request's total time, retries included.
 const DefaultMaxWait = 3 * time.Minute
@@ -123,23 +123,26 @@ func (c Config) Defaults() Config {
 }
 
 // Resolve applies Defaults and fills BaseURL and Model from the environment when they are empty
-// (getenv is os.Getenv when nil). The API key is not part of the result.
+// (getenv is os.Getenv when nil), through transport.Resolve, the one resolution of an endpoint. The API
+// key is not part of the result.
 func (c Config) Resolve(getenv func(string) string) Config {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	c = c.Defaults()
-	if c.BaseURL == "" {
-		c.BaseURL = getenv(EnvBaseURL)
+	f := transport.Fallbacks{BaseURL: true, Model: true}
+	if c.Backend == "openai" {
+		f.DefaultBaseURL = DefaultBaseURL
 	}
-	if c.BaseURL == "" && c.Backend == "openai" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if c.Model == "" {
-		c.Model = getenv(EnvModel)
-	}
-	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	e := transport.Resolve(transport.Endpoint{BaseURL: c.BaseURL, Model: c.Model}, f, getenv)
+	c.BaseURL, c.Model = e.BaseURL, e.Model
 	return c
+}
+
+// endpoint is the endpoint of a resolved config: its base URL and model, and the key from the
+// variable APIKeyEnv (which is never part of a config).
+func (c Config) endpoint(getenv func(string) string) transport.Endpoint {
+	return transport.Resolve(transport.Endpoint{BaseURL: c.BaseURL, Model: c.Model}, transport.Fallbacks{KeyEnv: c.APIKeyEnv}, getenv)
 }
 
 // Validate reports the first invalid field.
@@ -154,9 +157,9 @@ func (c Config) Validate() error {
 		case c.BaseURL == "":
 			errs = append(errs, fmt.Errorf("llm.base_url is empty (set it or $%s)", EnvBaseURL))
 		case err != nil:
-			errs = append(errs, fmt.Errorf("llm.base_url %q: %w", RedactURL(c.BaseURL), err))
+			errs = append(errs, fmt.Errorf("llm.base_url %q: %w", transport.RedactURL(c.BaseURL), err))
 		case u.Scheme != "http" && u.Scheme != "https":
-			errs = append(errs, fmt.Errorf("llm.base_url %q: scheme must be http or https", RedactURL(c.BaseURL)))
+			errs = append(errs, fmt.Errorf("llm.base_url %q: scheme must be http or https", transport.RedactURL(c.BaseURL)))
 		}
 		if c.Model == "" {
 			errs = append(errs, fmt.Errorf("llm.model is empty (set it or $%s)", EnvModel))
@@ -177,22 +180,6 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// RedactURL returns u without user information and with query values replaced, so that a URL that
-// carries a credential can be printed.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<unparsable URL>"
-	}
-	if u.User != nil {
-		u.User = url.User("redacted")
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q.Set(k, "redacted")
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+// RedactURL returns raw without user information and with query values replaced, so that a URL that
+// carries a credential can be printed (transport.RedactURL, the one redactor of URLs).
+func RedactURL(raw string) string { return transport.RedactURL(raw) }

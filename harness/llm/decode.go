@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // This file decodes completion and chat responses tolerantly. Servers differ in where they put
@@ -79,7 +81,7 @@ func (w wireTokenLogprob) value() float64 {
 // usage block (or an all-zero one).
 func decodeResponse(endpoint Endpoint, body []byte) (resp Response, reported bool, err error) {
 	malformed := func(format string, args ...any) error {
-		return &MalformedError{Reason: fmt.Sprintf(format, args...), Excerpt: excerpt(body)}
+		return &MalformedError{Reason: fmt.Sprintf(format, args...), Excerpt: transport.Excerpt(body)}
 	}
 	var w wireResponse
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -78,31 +78,3 @@ func (b *bucket) adjust(delta float64) {
 	b.level = math.Min(b.burst, b.level-delta)
 	b.mu.Unlock()
 }
-
-// semaphore bounds concurrency; a nil semaphore is unbounded.
-type semaphore chan struct{}
-
-func newSemaphore(n int) semaphore {
-	if n <= 0 {
-		return nil
-	}
-	return make(semaphore, n)
-}
-
-func (s semaphore) acquire(ctx context.Context) error {
-	if s == nil {
-		return nil
-	}
-	select {
-	case s <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s semaphore) release() {
-	if s != nil {
-		<-s
-	}
-}

@@ -6,42 +6,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
-	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/ragbench/ragbench/internal/retry"
-
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
-// OpenAI is a Generator for OpenAI-compatible servers (vLLM, the llama.cpp server, Ollama, OpenAI),
-// built on go-openai. It bounds every attempt with a timeout, retries 429, 5xx, timeouts and
-// connection errors with exponential backoff and jitter (honouring Retry-After), bounds concurrency
-// and enforces requests- and tokens-per-minute limits. It is safe for concurrent use.
-//
-// go-openai builds and sends the request (URL, headers, JSON body); the HTTP exchange goes through a
-// small HTTPDoer that keeps the raw body, so that Retry-After is visible, errors can quote the body, and
-// log-probabilities are decoded tolerantly in both servers' shapes (decode.go). The doer also puts
-// back "temperature": 0, which go-openai's omitempty tag would otherwise drop (servers then default
-// to temperature 1, which is not greedy).
+// OpenAI is a Generator for OpenAI-compatible servers (vLLM, the llama.cpp server, Ollama, OpenAI).
+// It builds each request's JSON from go-openai's request types and sends it through the shared
+// transport (internal/transport), which bounds every attempt with a timeout, retries 429, 5xx,
+// timeouts and connection errors with exponential backoff and jitter (honouring Retry-After) and
+// bounds concurrency; the client adds requests- and tokens-per-minute limits and decodes the answer
+// tolerantly in both servers' shapes (decode.go). It is safe for concurrent use.
 type OpenAI struct {
 	cfg      Config
-	client   *openai.Client
-	redact   redactor
-	sem      semaphore
+	client   *transport.Client
+	redact   transport.Redactor
 	rpm, tpm *bucket
 
 	attempts atomic.Int64 // HTTP attempts sent, for statistics and tests
 
-	key        string       // for the requests go-openai does not build (tokenize)
-	tokHTTP    *http.Client // the tokenize requests' client
-	noTokenize atomic.Bool  // the server answered that it has no /tokenize
+	noTokenize atomic.Bool // the server answered that it has no /tokenize
 }
 
 // Identity names a backend for cache keys and reports.
@@ -67,29 +57,30 @@ type Normalizer interface {
 // read from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY) and may be empty for local
 // servers that do not check it.
 func NewOpenAI(cfg Config) (*OpenAI, error) {
-	cfg = cfg.Resolve(os.Getenv)
+	return newOpenAI(cfg.Resolve(os.Getenv), os.Getenv)
+}
+
+// newOpenAI builds the client of a resolved config (New and the registry resolve it once).
+func newOpenAI(cfg Config, getenv func(string) string) (*OpenAI, error) {
 	cfg.Backend = "openai"
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("llm config: %w", err)
 	}
-	key := os.Getenv(cfg.APIKeyEnv)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	idle := max(cfg.Concurrency, 16)
-	tr.MaxIdleConns = idle * 2
-	tr.MaxIdleConnsPerHost = idle
-	tr.ResponseHeaderTimeout = 0 // the per-attempt context bounds the whole exchange
-	oc := openai.DefaultConfig(key)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = &doer{hc: &http.Client{Transport: tr}, maxBody: cfg.MaxResponseBytes}
+	ep := cfg.endpoint(getenv)
+	client := transport.New(transport.Config{
+		Endpoint:         ep,
+		Timeout:          cfg.Timeout,
+		Concurrency:      cfg.Concurrency,
+		MaxResponseBytes: cfg.MaxResponseBytes,
+		Retry: transport.Policy{MaxRetries: cfg.MaxRetries, BackoffBase: cfg.BackoffBase, BackoffMax: cfg.BackoffMax,
+			MaxRetryAfter: cfg.MaxRetryAfter, MaxWait: cfg.MaxWait, OnRetry: cfg.OnRetry},
+	})
 	return &OpenAI{
-		key:     key,
-		tokHTTP: &http.Client{Transport: tr},
-		cfg:     cfg,
-		client:  openai.NewClientWithConfig(oc),
-		redact:  redactor{secret: key},
-		sem:     newSemaphore(cfg.Concurrency),
-		rpm:     newBucket(cfg.RPM),
-		tpm:     newBucket(cfg.TPM),
+		cfg:    cfg,
+		client: client,
+		redact: client.Redactor(),
+		rpm:    newBucket(cfg.RPM),
+		tpm:    newBucket(cfg.TPM),
 	}, nil
 }
 
@@ -168,123 +159,52 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (Response, error) {
 	}
 	start := time.Now()
 	est := float64(EstimatePromptTokens(req) + max(req.MaxTokens, 16))
-	maxRetries := max(o.cfg.MaxRetries, 0)
-	outer := ctx
-	if o.cfg.MaxWait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, o.cfg.MaxWait, errMaxWait)
-		defer cancel()
+	path, body, err := requestBody(o.cfg.Model, req)
+	if err != nil {
+		return Response{}, o.fail(req, fmt.Errorf("build request: %w", err))
 	}
-	for attempt := 0; ; attempt++ {
-		resp, err := o.attempt(ctx, req, est)
-		if err == nil {
-			resp.Latency = time.Since(start)
-			resp.Retries = attempt
-			return resp, nil
-		}
-		if outer.Err() == nil && errors.Is(context.Cause(ctx), errMaxWait) {
-			return Response{}, o.maxWaitErr(req, attempt+1, err)
-		}
-		if ctx.Err() != nil {
-			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, ctx.Err())
-		}
-		again, after := retryable(err)
-		if !again || attempt >= maxRetries {
-			if again {
-				err = fmt.Errorf("gave up after %d attempts: %w", attempt+1, err)
-			}
-			return Response{}, o.redact.err(fmt.Errorf("llm %s %s: %w", req.Endpoint, RedactURL(o.cfg.BaseURL), err))
-		}
-		wait := o.backoff(attempt, after)
-		if o.cfg.OnRetry != nil {
-			o.cfg.OnRetry("llm "+string(req.Endpoint), attempt+1, o.redact.err(err), wait)
-		}
-		if serr := retry.Sleep(ctx, wait); serr != nil {
-			if outer.Err() == nil && errors.Is(context.Cause(ctx), errMaxWait) {
-				return Response{}, o.maxWaitErr(req, attempt+1, err)
-			}
-			return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, attempt+1, serr)
-		}
+	var resp Response
+	res := o.client.Retry(ctx, "llm "+string(req.Endpoint), func(ctx context.Context) error {
+		r, err := o.attempt(ctx, req, path, body, est)
+		resp = r
+		return err
+	})
+	switch res.Outcome {
+	case transport.Done:
+		resp.Latency = time.Since(start)
+		resp.Retries = res.Attempts - 1
+		return resp, nil
+	case transport.TimedOut:
+		return Response{}, o.redact.Err(fmt.Errorf("llm %s %s: no answer within llm.max_wait %v (%d attempt(s); last: %v)", req.Endpoint, transport.RedactURL(o.cfg.BaseURL), o.cfg.MaxWait, res.Attempts, res.Err))
+	case transport.Canceled:
+		return Response{}, fmt.Errorf("llm %s after %d attempt(s): %w", req.Endpoint, res.Attempts, res.CtxErr)
+	case transport.Exhausted:
+		return Response{}, o.fail(req, fmt.Errorf("gave up after %d attempts: %w", res.Attempts, res.Err))
 	}
+	return Response{}, o.fail(req, res.Err)
 }
 
-// maxWaitErr is the error of a request that reached Config.MaxWait after attempts attempts, the last
-// failing with last.
-func (o *OpenAI) maxWaitErr(req Request, attempts int, last error) error {
-	return o.redact.err(fmt.Errorf("llm %s %s: no answer within llm.max_wait %v (%d attempt(s); last: %v)", req.Endpoint, RedactURL(o.cfg.BaseURL), o.cfg.MaxWait, attempts, last))
-}
-
-// errMaxWait is the cause of a request's context ending at Config.MaxWait.
-var errMaxWait = errors.New("llm.max_wait reached")
-
-// backoff returns the wait before retry number attempt+1: the server's Retry-After when it gave one
-// (capped by MaxRetryAfter), else BackoffBase·2^attempt capped by BackoffMax, with "equal jitter"
-// (a uniform draw from the upper half), so that many workers do not retry in lockstep.
-func (o *OpenAI) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, o.cfg.MaxRetryAfter)
-	}
-	d := float64(o.cfg.BackoffBase) * math.Pow(2, float64(min(attempt, 30)))
-	d = math.Min(d, float64(o.cfg.BackoffMax))
-	return time.Duration(d/2 + rand.Float64()*d/2)
+// fail is the error of a request that failed for good with err.
+func (o *OpenAI) fail(req Request, err error) error {
+	return o.redact.Err(fmt.Errorf("llm %s %s: %w", req.Endpoint, transport.RedactURL(o.cfg.BaseURL), err))
 }
 
 // TransportError is a failed HTTP exchange: a connection error, a reset, a body cut short, or an
 // attempt that ran past its timeout. It is retried.
-type TransportError struct {
-	Err     error
-	Timeout bool
-}
+type TransportError = transport.TransportError
 
-// Error implements error.
-func (e *TransportError) Error() string {
-	if e.Timeout {
-		return "attempt timed out: " + e.Err.Error()
-	}
-	return "transport: " + e.Err.Error()
-}
-
-// Unwrap returns the underlying error.
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// retryable says whether err is worth retrying, and the server's Retry-After if any: 429 and 5xx
-// answers and transport errors, except those that cannot succeed (retry.Permanent).
-func retryable(err error) (bool, time.Duration) {
-	var se *StatusError
-	if errors.As(err, &se) {
-		return se.Retryable(), se.RetryAfter
-	}
-	var te *TransportError
-	if errors.As(err, &te) {
-		// A name that does not resolve or a refused local port cannot succeed on a retry.
-		return !retry.Permanent(err), 0
-	}
-	return false, 0
-}
-
-// attempt sends one HTTP request after taking a concurrency slot and the rate limits.
-func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Response, error) {
-	if err := o.sem.acquire(ctx); err != nil {
-		return Response{}, err
-	}
-	defer o.sem.release()
-	if err := o.rpm.take(ctx, 1); err != nil {
-		return Response{}, err
-	}
-	if err := o.tpm.take(ctx, est); err != nil {
-		return Response{}, err
-	}
-	actx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
-	defer cancel()
-	c := &capture{}
-	actx = context.WithValue(actx, captureKey{}, c)
-	o.attempts.Add(1)
-
-	var err error
+// requestBody returns the endpoint's path and the JSON body of req, as go-openai's types marshal it,
+// with "temperature": 0 put back (their omitempty tag drops it, and servers then default to
+// temperature 1, which is not greedy) and, for a completion that asks for the chosen token's
+// log-probability only, "logprobs": 0.
+func requestBody(model string, req Request) (string, []byte, error) {
+	var lead []string
+	var v any
+	path := "/completions"
 	switch req.Endpoint {
 	case Chat:
 		cr := openai.ChatCompletionRequest{
-			Model:       o.cfg.Model,
+			Model:       model,
 			MaxTokens:   req.MaxTokens,
 			Temperature: float32(req.Temperature),
 			TopP:        float32(req.TopP),
@@ -296,15 +216,18 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 		for _, m := range req.Messages {
 			cr.Messages = append(cr.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 		}
-		if cr.Temperature == 0 {
-			c.inject = append(c.inject, `"temperature":0`)
+		if err := openai.NewReasoningValidator().Validate(cr); err != nil {
+			return "", nil, err
 		}
-		_, err = o.client.CreateChatCompletion(actx, cr)
+		if cr.Temperature == 0 {
+			lead = append(lead, `"temperature":0`)
+		}
+		path, v = "/chat/completions", cr
 	case Responses:
-		_, err = o.client.CreateResponse(actx, responsesRequest(o.cfg.Model, req))
+		path, v = "/responses", responsesRequest(model, req)
 	default:
 		cr := openai.CompletionRequest{
-			Model:       o.cfg.Model,
+			Model:       model,
 			Prompt:      req.Prompt,
 			MaxTokens:   req.MaxTokens,
 			Temperature: float32(req.Temperature),
@@ -314,155 +237,24 @@ func (o *OpenAI) attempt(ctx context.Context, req Request, est float64) (Respons
 			LogProbs:    max(req.Logprobs, 0),
 		}
 		if cr.Temperature == 0 {
-			c.inject = append(c.inject, `"temperature":0`)
+			lead = append(lead, `"temperature":0`)
 		}
 		if req.Logprobs == -1 {
-			c.inject = append(c.inject, `"logprobs":0`) // the chosen token's only
+			lead = append(lead, `"logprobs":0`) // the chosen token's only
 		}
-		_, err = o.client.CreateCompletion(actx, cr)
+		v = cr
 	}
+	b, err := json.Marshal(v)
 	if err != nil {
-		switch {
-		case !c.called:
-			return Response{}, fmt.Errorf("build request: %w", err)
-		case c.transportErr != nil:
-			if ctx.Err() != nil {
-				return Response{}, ctx.Err()
-			}
-			return Response{}, &TransportError{Err: c.transportErr, Timeout: errors.Is(actx.Err(), context.DeadlineExceeded)}
-		case c.fatal != nil:
-			return Response{}, c.fatal
-		case c.status >= 300 || c.status < 200:
-			return Response{}, o.statusError(c)
-		}
-		// Any other error after a 2xx answer: decodeResponse below says what is wrong with the body.
+		return "", nil, err
 	}
-	decode := decodeResponse
-	if req.Endpoint == Responses {
-		decode = decodeResponses
-	}
-	resp, reported, derr := decode(req.Endpoint, c.body)
-	if derr != nil {
-		var me *MalformedError
-		if errors.As(derr, &me) {
-			me.Excerpt = o.redact.string(me.Excerpt)
-		}
-		return Response{}, derr
-	}
-	if reported {
-		o.tpm.adjust(float64(resp.Usage.PromptTokens+resp.Usage.CompletionTokens) - est)
-	}
-	return resp, nil
+	return path, leadMembers(b, lead), nil
 }
 
-func (o *OpenAI) statusError(c *capture) *StatusError {
-	se := &StatusError{Code: c.status, Excerpt: o.redact.string(excerpt(c.body))}
-	se.RetryAfter = retry.ParseAfter(c.header, time.Now())
-	// OpenAI and llama.cpp: {"error": {"message": ...}}; vLLM: {"object": "error", "message": ...};
-	// some servers: {"error": "text"}.
-	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(c.body, &body) == nil {
-		var nested struct {
-			Message string `json:"message"`
-		}
-		var flat string
-		switch {
-		case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
-			se.Message = nested.Message
-		case json.Unmarshal(body.Error, &flat) == nil && flat != "":
-			se.Message = flat
-		case body.Message != "":
-			se.Message = body.Message
-		}
-	}
-	se.Message = o.redact.string(se.Message)
-	if len(se.Message) > excerptLen {
-		se.Message = excerpt([]byte(se.Message))
-	}
-	return se
-}
-
-// captureKey carries a *capture from attempt to doer through the request context.
-type captureKey struct{}
-
-// capture records one HTTP exchange for attempt.
-type capture struct {
-	inject       []string // JSON members to add to the request body when absent
-	called       bool
-	transportErr error
-	fatal        error
-	status       int
-	header       http.Header
-	body         []byte
-}
-
-// doer is the HTTPDoer given to go-openai.
-type doer struct {
-	hc      *http.Client
-	maxBody int64
-}
-
-// Do implements go-openai's HTTPDoer.
-func (d *doer) Do(r *http.Request) (*http.Response, error) {
-	c, _ := r.Context().Value(captureKey{}).(*capture)
-	if c == nil {
-		c = &capture{}
-	}
-	c.called = true
-	if len(c.inject) > 0 && r.Body != nil {
-		if err := injectMembers(r, c.inject); err != nil {
-			c.fatal = err
-			return nil, err
-		}
-	}
-	resp, err := d.hc.Do(r)
-	if err != nil {
-		c.transportErr = err
-		return nil, err
-	}
-	size := int64(4096)
-	if resp.ContentLength > 0 && resp.ContentLength <= d.maxBody {
-		size = resp.ContentLength + 1
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	_, err = buf.ReadFrom(io.LimitReader(resp.Body, d.maxBody+1))
-	body := buf.Bytes()
-	resp.Body.Close()
-	if err != nil {
-		c.transportErr = fmt.Errorf("read response body (HTTP %d, %d bytes read): %w", resp.StatusCode, len(body), err)
-		return nil, c.transportErr
-	}
-	if int64(len(body)) > d.maxBody {
-		c.fatal = &MalformedError{Reason: fmt.Sprintf("response body exceeds %d bytes", d.maxBody), Excerpt: excerpt(body)}
-		return nil, c.fatal
-	}
-	c.status, c.header, c.body = resp.StatusCode, resp.Header, body
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		// attempt decodes the kept body itself (decode.go); go-openai gets an empty object, so that
-		// a success is not decoded twice.
-		body = []byte("{}")
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	return resp, nil
-}
-
-// injectMembers adds JSON object members (each `"key":value`) to the request body for keys the body
-// does not already have. A key in a JSON string value is always escaped (\"key\"), so the unescaped
-// `"key":` can only be a member name.
-func injectMembers(r *http.Request, members []string) error {
-	b, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	if err != nil {
-		return fmt.Errorf("read request body: %w", err)
-	}
-	b = bytes.TrimSpace(b)
-	if len(b) < 2 || b[0] != '{' {
-		return errors.New("request body is not a JSON object")
-	}
+// leadMembers puts JSON object members (each `"key":value`) at the start of the object b, for keys b
+// does not have. A key in a JSON string value is always escaped (\"key\"), so the unescaped `"key":`
+// can only be a member name.
+func leadMembers(b []byte, members []string) []byte {
 	var add []byte
 	for _, m := range members {
 		name := m[:strings.IndexByte(m[1:], '"')+2]
@@ -472,18 +264,45 @@ func injectMembers(r *http.Request, members []string) error {
 		add = append(add, m...)
 		add = append(add, ',')
 	}
-	if len(add) > 0 {
-		if bytes.Equal(bytes.TrimSpace(b[1:]), []byte("}")) {
-			add = add[:len(add)-1]
-		}
-		nb := make([]byte, 0, len(b)+len(add))
-		nb = append(nb, '{')
-		nb = append(nb, add...)
-		nb = append(nb, b[1:]...)
-		b = nb
+	if len(add) == 0 || len(b) < 2 || b[0] != '{' {
+		return b
 	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	r.ContentLength = int64(len(b))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	return nil
+	if bytes.Equal(bytes.TrimSpace(b[1:]), []byte("}")) {
+		add = add[:len(add)-1]
+	}
+	nb := make([]byte, 0, len(b)+len(add))
+	nb = append(nb, '{')
+	nb = append(nb, add...)
+	return append(nb, b[1:]...)
+}
+
+// attempt sends one request after taking the rate limits and decodes the answer.
+func (o *OpenAI) attempt(ctx context.Context, req Request, path string, body []byte, est float64) (Response, error) {
+	if err := o.rpm.take(ctx, 1); err != nil {
+		return Response{}, err
+	}
+	if err := o.tpm.take(ctx, est); err != nil {
+		return Response{}, err
+	}
+	o.attempts.Add(1)
+	ans, err := o.client.Post(ctx, o.client.URL(path), body)
+	if err != nil {
+		return Response{}, err
+	}
+	decode := decodeResponse
+	if req.Endpoint == Responses {
+		decode = decodeResponses
+	}
+	resp, reported, derr := decode(req.Endpoint, ans.Body)
+	if derr != nil {
+		var me *MalformedError
+		if errors.As(derr, &me) {
+			me.Excerpt = o.redact.String(me.Excerpt)
+		}
+		return Response{}, derr
+	}
+	if reported {
+		o.tpm.adjust(float64(resp.Usage.PromptTokens+resp.Usage.CompletionTokens) - est)
+	}
+	return resp, nil
 }

@@ -18,7 +18,7 @@ var (
 )
 
 func init() {
-	RegisterBackend("openai", func(c Config) (Generator, error) { return NewOpenAI(c) })
+	RegisterBackend("openai", func(c Config) (Generator, error) { return newOpenAI(c, os.Getenv) })
 }
 
 // RegisterBackend makes a backend available to New under name. Backend packages call it from init
@@ -48,9 +48,13 @@ func Backends() []string {
 	return names
 }
 
-// NewBackend builds the bare backend named by cfg.Backend.
+// NewBackend builds the bare backend named by cfg.Backend (cfg is resolved first).
 func NewBackend(cfg Config) (Generator, error) {
-	cfg = cfg.Resolve(os.Getenv)
+	return newBackend(cfg.Resolve(os.Getenv))
+}
+
+// newBackend builds the backend of a resolved config.
+func newBackend(cfg Config) (Generator, error) {
 	backendsMu.RLock()
 	f, ok := backends[cfg.Backend]
 	backendsMu.RUnlock()
@@ -96,13 +100,14 @@ func (c *Client) CountTokens(ctx context.Context, text string) (int, error) {
 }
 
 // New builds the stack for cfg: the backend from the registry, the cache when cfg.Cache says so, and
-// the accounting decorator on top.
+// the accounting decorator on top. cfg is resolved here, once (Resolve), and the resolved config is
+// what the backend and the cache get.
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.Resolve(os.Getenv)
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("llm config: %w", err)
 	}
-	b, err := NewBackend(cfg)
+	b, err := newBackend(cfg)
 	if err != nil {
 		return nil, err
 	}

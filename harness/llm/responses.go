@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // The Responses endpoint (POST {base}/responses), as the QuCo-RAG authors' API client calls it: the
@@ -61,7 +63,7 @@ type wireResponsesItem struct {
 // error naming the server's code and message; an answer without an output array is malformed.
 func decodeResponses(_ Endpoint, body []byte) (resp Response, reported bool, err error) {
 	malformed := func(format string, args ...any) error {
-		return &MalformedError{Reason: fmt.Sprintf(format, args...), Excerpt: excerpt(body)}
+		return &MalformedError{Reason: fmt.Sprintf(format, args...), Excerpt: transport.Excerpt(body)}
 	}
 	var w wireResponses
 	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&w); err != nil {

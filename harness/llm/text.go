@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // Describe names the backend of c for messages: "backend NAME", or "backend openai at URL" with the
@@ -15,7 +17,7 @@ func (c Config) Describe() string {
 	if c.Backend != "openai" {
 		return "backend " + c.Backend
 	}
-	return fmt.Sprintf("backend openai at %s", RedactURL(c.BaseURL))
+	return fmt.Sprintf("backend openai at %s", transport.RedactURL(c.BaseURL))
 }
 
 // Describe renders u as "prompt P, completion C", noting when the counts are estimated.

@@ -1,16 +1,16 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // Tokenizer counts tokens with the generator's own tokenizer.
@@ -144,42 +144,33 @@ func (o *OpenAI) KeepLastTokens(ctx context.Context, text string, n int) (string
 	return "", &MalformedError{Reason: "detokenize answer has neither prompt nor content"}
 }
 
-// post sends one JSON request to the server root's path and decodes the answer into out. A missing
-// endpoint (404, 405, 501) is remembered as ErrNoTokenizer.
+// post sends one JSON request to the server root's path (through the transport, without retries) and
+// decodes the answer into out. A missing endpoint (404, 405, 501) is remembered as ErrNoTokenizer.
 func (o *OpenAI) post(ctx context.Context, path string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	actx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
-	defer cancel()
+	base := transport.RedactURL(o.cfg.BaseURL)
 	url := strings.TrimSuffix(tokenizeURL(o.cfg.BaseURL), "/tokenize") + path
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if o.key != "" {
-		req.Header.Set("Authorization", "Bearer "+o.key)
-	}
-	resp, err := o.tokHTTP.Do(req)
-	if err != nil {
-		return o.redact.err(fmt.Errorf("%s %s: %w", path, RedactURL(o.cfg.BaseURL), err))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, o.cfg.MaxResponseBytes))
-	if err != nil {
-		return fmt.Errorf("%s %s: read: %w", path, RedactURL(o.cfg.BaseURL), err)
-	}
+	ans, err := o.client.Post(ctx, url, b)
+	var se *StatusError
+	var te *TransportError
 	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented:
+	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusMethodNotAllowed || se.Code == http.StatusNotImplemented):
 		o.noTokenize.Store(true)
-		return fmt.Errorf("%w (%s: HTTP %d)", ErrNoTokenizer, RedactURL(url), resp.StatusCode)
-	case resp.StatusCode != http.StatusOK:
-		return o.redact.err(fmt.Errorf("%s %s: HTTP %d: %s", path, RedactURL(o.cfg.BaseURL), resp.StatusCode, excerpt(data)))
+		return fmt.Errorf("%w (%s: HTTP %d)", ErrNoTokenizer, transport.RedactURL(url), se.Code)
+	case se != nil:
+		return o.redact.Err(fmt.Errorf("%s %s: HTTP %d: %s", path, base, se.Code, transport.Excerpt(se.Body)))
+	case errors.As(err, &te):
+		return o.redact.Err(fmt.Errorf("%s %s: %w", path, base, te.Err))
+	case err != nil:
+		return o.redact.Err(fmt.Errorf("%s %s: %w", path, base, err))
+	case ans.Status != http.StatusOK:
+		return o.redact.Err(fmt.Errorf("%s %s: HTTP %d: %s", path, base, ans.Status, transport.Excerpt(ans.Body)))
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return &MalformedError{Reason: path + " answer: " + err.Error(), Excerpt: o.redact.string(excerpt(data))}
+	if err := json.Unmarshal(ans.Body, out); err != nil {
+		return &MalformedError{Reason: path + " answer: " + err.Error(), Excerpt: o.redact.String(transport.Excerpt(ans.Body))}
 	}
 	return nil
 }
