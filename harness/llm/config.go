@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/ragbench/ragbench/internal/retry"
@@ -105,7 +104,7 @@ func (c Config) Defaults() Config {
 		c.BackoffMax = 30 * time.Second
 	}
 	if c.MaxRetryAfter == 0 {
-		c.MaxRetryAfter = 2 * time.Minute
+		c.MaxRetryAfter = transport.DefaultMaxRetryAfter
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
@@ -126,9 +125,6 @@ func (c Config) Defaults() Config {
 // (getenv is os.Getenv when nil), through transport.Resolve, the one resolution of an endpoint. The API
 // key is not part of the result.
 func (c Config) Resolve(getenv func(string) string) Config {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	c = c.Defaults()
 	f := transport.Fallbacks{BaseURL: true, Model: true}
 	if c.Backend == "openai" {

@@ -48,6 +48,9 @@ type Policy struct {
 	OnRetry retry.Notifier
 }
 
+// DefaultMaxRetryAfter is the usual cap on a server's Retry-After.
+const DefaultMaxRetryAfter = 2 * time.Minute
+
 // Client posts JSON to one endpoint. It is safe for concurrent use.
 type Client struct {
 	ep       Endpoint

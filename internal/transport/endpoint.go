@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -39,8 +40,12 @@ var OpenAI = Fallbacks{BaseURL: true, DefaultBaseURL: DefaultBaseURL, KeyEnv: En
 
 // Resolve is the one place where an endpoint is resolved: it fills the empty parts of e as f says
 // (getenv reads the environment) and trims the base URL's trailing slashes. A client resolves its
-// endpoint once, when it is opened from its config, and passes the result down.
+// endpoint once, when it is opened from its config, and passes the result down. A nil getenv is
+// os.Getenv.
 func Resolve(e Endpoint, f Fallbacks, getenv func(string) string) Endpoint {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	if e.BaseURL == "" && f.BaseURL {
 		e.BaseURL = getenv(EnvBaseURL)
 		if e.BaseURL == "" {

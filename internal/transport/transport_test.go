@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -192,9 +193,13 @@ func TestPostErrors(t *testing.T) {
 	if _, err := c.Post(context.Background(), c.URL("/x"), nil); !errors.As(err, &se) || se.Code != 422 || se.Message != "Input validation error" || !strings.Contains(string(se.Body), "Validation") {
 		t.Errorf("status: %v", err)
 	}
-	addr := srv.Listener.Addr().String()
-	srv.Close()
-	_, err := c.Post(context.Background(), "http://"+addr+"/x", nil)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = c.Post(context.Background(), "http://"+addr+"/x", nil)
 	var te *TransportError
 	if again, _ := Retryable(err); !errors.As(err, &te) || again {
 		t.Errorf("refused loopback port: %v (retryable %v)", err, again)

@@ -2,6 +2,7 @@ package dense
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,8 +15,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/internal/retry"
-
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // Instruction presets for embedding models that want different text for queries and passages.
@@ -73,13 +73,14 @@ type OpenAIConfig struct {
 	PassagePrefix string `yaml:"passage_prefix" json:"passage_prefix"`
 	// BatchSize is the number of texts per request (default 64).
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
-	// Concurrency is the number of requests in flight at once (default 1). TEI and vLLM batch
+	// Concurrency is the number of requests in flight at once, across calls (default 1). TEI and vLLM batch
 	// concurrent requests on the server; raise it for large builds.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
-	// MaxRetries is the number of retries after a failed request (default 5). Network errors, 408, 409,
-	// 425, 429 and 5xx are retried; other HTTP errors fail at once.
+	// MaxRetries is the number of retries after a failed request (default 5), under the transport's
+	// policy: network errors, timeouts, 429 and 5xx are retried (after the server's Retry-After when it
+	// gives one); other HTTP errors and malformed answers fail at once.
 	MaxRetries int `yaml:"max_retries" json:"max_retries"`
-	// Backoff is the first retry delay, doubled each time with jitter and capped at 30 s (default 500 ms).
+	// Backoff is the base retry delay, doubled each time with jitter and capped at 30 s (default 500 ms).
 	Backoff time.Duration `yaml:"backoff" json:"backoff"`
 	// Timeout bounds one request (default 120 s).
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
@@ -92,28 +93,25 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client `yaml:"-" json:"-"`
 }
 
-// OpenAI embeds texts through an OpenAI-compatible /v1/embeddings endpoint.
+// OpenAI embeds texts through an OpenAI-compatible /v1/embeddings endpoint, through the shared
+// transport (internal/transport: its retry policy, concurrency limit and redaction).
 type OpenAI struct {
 	cfg    OpenAIConfig
-	client *openai.Client
+	client *transport.Client
 	qp, pp string
 	cache  *Cache
 	// Requests counts HTTP requests made (retries included); Cached counts texts served from the cache.
 	Requests, Cached atomic.Int64
 }
 
+// maxEmbeddingsResponse bounds an embeddings answer's body.
+const maxEmbeddingsResponse = 256 << 20
+
 // NewOpenAI returns an embedder for cfg. When cfg.Dim and cfg.Dimensions are zero it embeds one probe
 // text to learn the dimension.
 func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = getenv("OPENAI_BASE_URL")
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
-	}
-	if cfg.APIKey == "" {
-		cfg.APIKey = getenv("OPENAI_API_KEY")
-	}
+	ep := transport.Resolve(transport.Endpoint{BaseURL: cfg.BaseURL, Model: cfg.Model, Key: cfg.APIKey}, transport.OpenAI, os.Getenv)
+	cfg.BaseURL, cfg.APIKey = ep.BaseURL, ep.Key
 	if cfg.Model == "" {
 		return nil, errors.New("openai embedder: no model given")
 	}
@@ -147,15 +145,19 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.PassagePrefix != "" {
 		pp = cfg.PassagePrefix
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
-	}
-	e := &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc), qp: qp, pp: pp}
+	client := transport.New(transport.Config{
+		Endpoint:         ep,
+		Timeout:          cfg.Timeout,
+		Concurrency:      cfg.Concurrency,
+		MaxResponseBytes: maxEmbeddingsResponse,
+		Retry: transport.Policy{MaxRetries: cfg.MaxRetries, BackoffBase: cfg.Backoff, BackoffMax: 30 * time.Second,
+			MaxRetryAfter: transport.DefaultMaxRetryAfter, OnRetry: cfg.OnRetry},
+		HTTPClient: cfg.HTTPClient,
+	})
+	e := &OpenAI{cfg: cfg, client: client, qp: qp, pp: pp}
 	if cfg.CacheDir != "" {
-		ns := fmt.Sprintf("openai\x00%s\x00%s\x00%d", sanitizeURL(cfg.BaseURL), cfg.Model, cfg.Dimensions)
-		c, err := OpenCache(cfg.CacheDir, ns, map[string]string{"base_url": sanitizeURL(cfg.BaseURL), "model": cfg.Model, "dimensions": strconv.Itoa(cfg.Dimensions)})
+		ns, info := cacheNamespace(cfg)
+		c, err := OpenCache(cfg.CacheDir, ns, info)
 		if err != nil {
 			return nil, fmt.Errorf("openai embedder: %w", err)
 		}
@@ -172,10 +174,18 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	return e, nil
 }
 
-var getenv = os.Getenv
+// cacheNamespace is the embedding cache's namespace (its file name is a hash of it) and the
+// description written beside it: the base URL as sanitizeURL records it, the model and the requested
+// dimensions. Changing it orphans every cache on disk (TestOpenAICacheFilesPinned pins it).
+func cacheNamespace(cfg OpenAIConfig) (string, map[string]string) {
+	u := sanitizeURL(cfg.BaseURL)
+	return fmt.Sprintf("openai\x00%s\x00%s\x00%d", u, cfg.Model, cfg.Dimensions),
+		map[string]string{"base_url": u, "model": cfg.Model, "dimensions": strconv.Itoa(cfg.Dimensions)}
+}
 
-// sanitizeURL drops user info, query and fragment from a URL, so that no credential reaches a cache key
-// or a log line.
+// sanitizeURL is the base URL as an index's meta.json and the embedding cache record it: without user
+// information, query and fragment, and without trailing slashes. It is part of the cache's key, so it
+// stays as it is; errors and logs print URLs with transport.RedactURL.
 func sanitizeURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -227,61 +237,67 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 		}
 		todo = append(todo, i)
 	}
-	type job struct{ idx []int }
-	var jobs []job
+	var batches [][]int
 	for start := 0; start < len(todo); start += e.cfg.BatchSize {
-		jobs = append(jobs, job{todo[start:min(start+e.cfg.BatchSize, len(todo))]})
+		batches = append(batches, todo[start:min(start+e.cfg.BatchSize, len(todo))])
 	}
-	if len(jobs) == 0 {
+	if len(batches) == 0 {
 		return out, nil
 	}
-	// Batches go out Concurrency at a time; the first error cancels the rest.
+	// Concurrency workers take the batches in order (one worker: one batch after the other, so that
+	// the cache is written in the texts' order); the first error cancels the rest.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, e.cfg.Concurrency)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 	)
-	for _, jb := range jobs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
+	work := make(chan []int)
+	embed := func(idx []int) {
+		in := make([]string, len(idx))
+		for j, i := range idx {
+			in[j] = prefix + texts[i]
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func(idx []int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			in := make([]string, len(idx))
-			for j, i := range idx {
-				in[j] = prefix + texts[i]
+		vecs, err := e.request(ctx, in)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("embed %d texts (model %s at %s): %w", len(in), e.cfg.Model, transport.RedactURL(e.cfg.BaseURL), err)
+				cancel()
 			}
-			vecs, err := e.request(ctx, in)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("embed %d texts (model %s at %s): %w", len(in), e.cfg.Model, sanitizeURL(e.cfg.BaseURL), err)
+			return
+		}
+		for j, i := range idx {
+			out[i] = vecs[j]
+			if e.cache != nil && firstErr == nil {
+				if err := e.cache.Put(prefix, texts[i], vecs[j]); err != nil {
+					firstErr = err
 					cancel()
-				}
-				return
-			}
-			for j, i := range idx {
-				out[i] = vecs[j]
-				if e.cache != nil && firstErr == nil {
-					if err := e.cache.Put(prefix, texts[i], vecs[j]); err != nil {
-						firstErr = err
-						cancel()
-						return
-					}
+					return
 				}
 			}
-		}(jb.idx)
+		}
 	}
+	for w := 0; w < min(e.cfg.Concurrency, len(batches)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for idx := range work {
+				embed(idx)
+			}
+		}()
+	}
+feed:
+	for _, idx := range batches {
+		select {
+		case work <- idx:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
@@ -292,57 +308,63 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 	return out, nil
 }
 
-// request sends one batch, retrying transient failures with exponential backoff.
+// embeddingsRequest is the JSON of an embeddings request, its members in name order as OpenAI's
+// clients send them.
+type embeddingsRequest struct {
+	Dimensions     int      `json:"dimensions,omitempty"`
+	EncodingFormat string   `json:"encoding_format"`
+	Input          []string `json:"input"`
+	Model          string   `json:"model"`
+}
+
+// request sends one batch under the transport's retry policy.
 func (e *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) {
-	backoff := retry.NewBackoff(e.cfg.Backoff, 30*time.Second)
-	var last error
-	for attempt := 0; attempt <= e.cfg.MaxRetries; attempt++ {
-		if attempt > 0 {
-			wait := backoff.Next()
-			if e.cfg.OnRetry != nil {
-				e.cfg.OnRetry("embeddings "+e.cfg.Model, attempt, last, wait)
-			}
-			if err := retry.Sleep(ctx, wait); err != nil {
-				return nil, fmt.Errorf("%w (last error: %v)", err, last)
-			}
-		}
-		e.Requests.Add(1)
-		vecs, err := e.once(ctx, in)
-		if err == nil {
-			return vecs, nil
-		}
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		last = err
-		if !retryable(err) {
-			return nil, err
-		}
+	body, err := json.Marshal(embeddingsRequest{Dimensions: e.cfg.Dimensions, EncodingFormat: "float", Input: in, Model: e.cfg.Model})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("giving up after %d attempts: %w", e.cfg.MaxRetries+1, last)
+	var vecs [][]float32
+	res := e.client.Retry(ctx, "embeddings "+e.cfg.Model, func(ctx context.Context) error {
+		e.Requests.Add(1)
+		var err error
+		vecs, err = e.once(ctx, body, len(in))
+		return err
+	})
+	switch res.Outcome {
+	case transport.Done:
+		return vecs, nil
+	case transport.Exhausted:
+		return nil, fmt.Errorf("giving up after %d attempts: %w", res.Attempts, res.Err)
+	case transport.Canceled:
+		return nil, fmt.Errorf("%w (last error: %v)", res.CtxErr, res.Err)
+	}
+	return nil, res.Err
 }
 
 // errBadResponse marks a response that parsed but is unusable; it is not retried.
 var errBadResponse = errors.New("bad embeddings response")
 
-func (e *OpenAI) once(ctx context.Context, in []string) ([][]float32, error) {
-	rctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
-	defer cancel()
-	resp, err := e.client.CreateEmbeddings(rctx, openai.EmbeddingRequestStrings{
-		Input:          in,
-		Model:          openai.EmbeddingModel(e.cfg.Model),
-		EncodingFormat: openai.EmbeddingEncodingFormatFloat,
-		Dimensions:     e.cfg.Dimensions,
-	})
+// once sends one request and checks the answer.
+func (e *OpenAI) once(ctx context.Context, body []byte, n int) ([][]float32, error) {
+	ans, err := e.client.Post(ctx, e.client.URL("/embeddings"), body)
 	if err != nil {
 		return nil, err
 	}
-	if len(resp.Data) != len(in) {
-		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", errBadResponse, len(resp.Data), len(in))
+	var resp struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		} `json:"data"`
 	}
-	out := make([][]float32, len(in))
+	if err := json.Unmarshal(ans.Body, &resp); err != nil {
+		return nil, &transport.MalformedError{Reason: "embeddings answer: " + err.Error(), Excerpt: e.client.Redactor().String(transport.Excerpt(ans.Body))}
+	}
+	if len(resp.Data) != n {
+		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", errBadResponse, len(resp.Data), n)
+	}
+	out := make([][]float32, n)
 	for _, d := range resp.Data {
-		if d.Index < 0 || d.Index >= len(in) || out[d.Index] != nil {
+		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
 			return nil, fmt.Errorf("%w: bad or repeated index %d", errBadResponse, d.Index)
 		}
 		if len(d.Embedding) == 0 || (e.cfg.Dim > 0 && len(d.Embedding) != e.cfg.Dim) {
@@ -351,30 +373,4 @@ func (e *OpenAI) once(ctx context.Context, in []string) ([][]float32, error) {
 		out[d.Index] = d.Embedding
 	}
 	return out, nil
-}
-
-// retryable reports whether a failed request may succeed when repeated.
-func retryable(err error) bool {
-	if errors.Is(err, errBadResponse) || retry.Permanent(err) {
-		return false
-	}
-	status := 0
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	// A RequestError (an error body go-openai could not parse, as TEI's {"error": "..."}) may wrap a
-	// half-filled APIError without a status, so look at the outer RequestError first.
-	switch {
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	}
-	switch {
-	case status == 0:
-		// No HTTP status: a network error, a timeout or a truncated body.
-		return true
-	case status == 408, status == 409, status == 425, status == 429, status >= 500:
-		return true
-	}
-	return false
 }

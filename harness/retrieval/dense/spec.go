@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // Embedder kinds accepted by EmbedderSpec.
@@ -86,7 +88,7 @@ func embedderFromMeta(m Meta) (Embedder, error) {
 	dims, _ := strconv.Atoi(e["dimensions"])
 	cfg := OpenAIConfig{BaseURL: e["base_url"], Model: e["model"], Dim: m.Dim, Dimensions: dims,
 		QueryPrefix: e["query_prefix"], PassagePrefix: e["passage_prefix"]}
-	if env := getenv("OPENAI_BASE_URL"); env != "" {
+	if env := os.Getenv(transport.EnvBaseURL); env != "" {
 		cfg.BaseURL = env
 	}
 	return NewOpenAI(context.Background(), cfg)

@@ -1,12 +1,10 @@
 package sparse
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
-	"github.com/ragbench/ragbench/internal/retry"
+	"github.com/ragbench/ragbench/internal/transport"
 )
 
 // DefaultVocab is the vocabulary size of SPLADE-v3 (naver/splade-v3, BERT's uncased word pieces).
@@ -36,9 +34,10 @@ type Config struct {
 	// NoTruncate sends "truncate": false, so that TEI refuses an input longer than the model's maximum
 	// instead of encoding its beginning (default: truncate, as SPLADE indexing does).
 	NoTruncate bool `yaml:"no_truncate" json:"no_truncate"`
-	// MaxRetries is the number of retries of a 429 or 503 answer or a network error (default 5).
+	// MaxRetries is the number of retries (default 5), under the transport's policy: network errors,
+	// timeouts, 429 and 5xx answers are retried (after the server's Retry-After when it gives one).
 	MaxRetries int `yaml:"max_retries" json:"max_retries"`
-	// Backoff is the first retry delay, doubled each time and capped at 30 s (default 500 ms).
+	// Backoff is the base retry delay, doubled each time with jitter and capped at 30 s (default 500 ms).
 	Backoff time.Duration `yaml:"backoff" json:"backoff"`
 	// Timeout bounds one request (default 120 s).
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
@@ -84,11 +83,12 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// TEI encodes texts through text-embeddings-inference's /embed_sparse.
+// TEI encodes texts through text-embeddings-inference's /embed_sparse, one batch after the other,
+// through the shared transport (internal/transport).
 type TEI struct {
-	cfg   Config
-	http  *http.Client
-	cache *dense.Cache
+	cfg    Config
+	client *transport.Client
+	cache  *dense.Cache
 	// Requests counts HTTP requests (retries included); Cached counts texts served from the cache.
 	Requests, Cached atomic.Int64
 }
@@ -96,14 +96,21 @@ type TEI struct {
 // NewTEI returns a client for cfg (no request is made).
 func NewTEI(cfg Config) (*TEI, error) {
 	cfg = cfg.Defaults()
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	// TEI's base URL is the config's own: no environment variable fills it.
+	ep := transport.Resolve(transport.Endpoint{BaseURL: cfg.BaseURL, Model: cfg.Model}, transport.Fallbacks{}, nil)
+	cfg.BaseURL = ep.BaseURL
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	t := &TEI{cfg: cfg, http: cfg.HTTPClient}
-	if t.http == nil {
-		t.http = &http.Client{Timeout: cfg.Timeout}
-	}
+	t := &TEI{cfg: cfg, client: transport.New(transport.Config{
+		Endpoint:         ep,
+		Timeout:          cfg.Timeout,
+		Concurrency:      1,
+		MaxResponseBytes: maxResponse,
+		Retry: transport.Policy{MaxRetries: cfg.MaxRetries, BackoffBase: cfg.Backoff, BackoffMax: 30 * time.Second,
+			MaxRetryAfter: transport.DefaultMaxRetryAfter},
+		HTTPClient: cfg.HTTPClient,
+	})}
 	if cfg.CacheDir != "" {
 		c, err := dense.OpenCache(cfg.CacheDir, "sparse\x00"+cfg.BaseURL+"\x00"+cfg.Model+"\x00"+strconv.FormatBool(cfg.NoTruncate),
 			map[string]string{"kind": "sparse", "base_url": cfg.BaseURL, "model": cfg.Model})
@@ -204,83 +211,70 @@ type teiError struct {
 // maxResponse bounds a response body (a batch of 32 SPLADE vectors is well under a megabyte).
 const maxResponse = 256 << 20
 
+// request sends one batch under the transport's retry policy.
 func (t *TEI) request(ctx context.Context, in []string) ([]Vector, error) {
 	body, _ := json.Marshal(map[string]any{"inputs": in, "truncate": !t.cfg.NoTruncate})
-	url := t.cfg.BaseURL + "/embed_sparse"
-	back := retry.NewBackoff(t.cfg.Backoff, 30*time.Second)
-	for attempt := 0; ; attempt++ {
-		vs, wait, err := t.once(ctx, url, body, len(in))
-		if err == nil {
-			return vs, nil
-		}
-		if wait < 0 || attempt >= t.cfg.MaxRetries || ctx.Err() != nil {
-			return nil, err
-		}
-		d := back.Next()
-		if wait > d {
-			d = wait
-		}
-		if serr := retry.Sleep(ctx, d); serr != nil {
-			return nil, err
-		}
+	var vs []Vector
+	res := t.client.Retry(ctx, "sparse encoder "+t.cfg.Model, func(ctx context.Context) error {
+		t.Requests.Add(1)
+		var err error
+		vs, err = t.once(ctx, body, len(in))
+		return err
+	})
+	if res.Outcome != transport.Done {
+		return nil, res.Err
 	}
+	return vs, nil
 }
 
-// once makes one request; wait is ≥ 0 when the failure may be retried (at least that long), -1 when not.
-func (t *TEI) once(ctx context.Context, url string, body []byte, n int) (vs []Vector, wait time.Duration, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, -1, fmt.Errorf("sparse: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	t.Requests.Add(1)
-	resp, err := t.http.Do(req)
-	if err != nil {
-		if retry.Permanent(err) {
-			return nil, -1, fmt.Errorf("sparse: POST %s: %w", url, err)
-		}
-		return nil, 0, fmt.Errorf("sparse: POST %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("sparse: POST %s: reading the answer: %w", url, err)
-	}
-	if len(b) > maxResponse {
-		return nil, -1, fmt.Errorf("sparse: POST %s: answer larger than %d bytes", url, maxResponse)
-	}
-	if resp.StatusCode != http.StatusOK {
+// statusError is a TEI error answer, worded with TEI's error type; it unwraps to the transport's
+// StatusError, which the retry policy reads.
+type statusError struct {
+	msg string
+	err *transport.StatusError
+}
+
+func (e *statusError) Error() string { return e.msg }
+func (e *statusError) Unwrap() error { return e.err }
+
+// once makes one request.
+func (t *TEI) once(ctx context.Context, body []byte, n int) ([]Vector, error) {
+	url := t.client.URL("/embed_sparse")
+	shown := transport.RedactURL(url)
+	ans, err := t.client.Post(ctx, url, body)
+	var se *transport.StatusError
+	switch {
+	case errors.As(err, &se):
 		var te teiError
-		msg := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &te) == nil && te.Error != "" {
+		msg := strings.TrimSpace(string(se.Body))
+		if json.Unmarshal(se.Body, &te) == nil && te.Error != "" {
 			msg = te.ErrorType + ": " + te.Error
 		}
 		if len(msg) > 500 {
 			msg = msg[:500] + "…"
 		}
-		err := fmt.Errorf("sparse: POST %s: %s: %s", url, resp.Status, msg)
-		switch resp.StatusCode {
-		case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
-			return nil, retry.ParseAfter(resp.Header, time.Now()), err
-		case http.StatusFailedDependency:
-			return nil, -1, fmt.Errorf("%w (424: the server's model cannot produce sparse vectors; serve a SPLADE model such as naver/splade-v3)", err)
+		msg = fmt.Sprintf("sparse: POST %s: %d %s: %s", shown, se.Code, http.StatusText(se.Code), msg)
+		if se.Code == http.StatusFailedDependency {
+			msg += " (424: the server's model cannot produce sparse vectors; serve a SPLADE model such as naver/splade-v3)"
 		}
-		return nil, -1, err
+		return nil, &statusError{msg: msg, err: se}
+	case err != nil:
+		return nil, fmt.Errorf("sparse: POST %s: %w", shown, err)
 	}
 	var raw [][]Entry
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, -1, fmt.Errorf("sparse: POST %s: the answer is not a list of sparse vectors: %w", url, err)
+	if err := json.Unmarshal(ans.Body, &raw); err != nil {
+		return nil, fmt.Errorf("sparse: POST %s: the answer is not a list of sparse vectors: %w", shown, err)
 	}
 	if len(raw) != n {
-		return nil, -1, fmt.Errorf("sparse: POST %s: %d vectors for %d inputs", url, len(raw), n)
+		return nil, fmt.Errorf("sparse: POST %s: %d vectors for %d inputs", shown, len(raw), n)
 	}
 	out := make([]Vector, n)
 	for i, r := range raw {
-		v, err := Check(Vector(r), t.cfg.Vocab, fmt.Sprintf("sparse: POST %s: vector %d of %d (model %s)", url, i+1, n, t.cfg.Model))
+		v, err := Check(Vector(r), t.cfg.Vocab, fmt.Sprintf("sparse: POST %s: vector %d of %d (model %s)", shown, i+1, n, t.cfg.Model))
 		if err != nil {
-			return nil, -1, err
+			return nil, err
 		}
 		out[i] = v
 	}
-	return out, 0, nil
+	return out, nil
 }
