@@ -3,7 +3,6 @@ package extract
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ragbench/ragbench/harness/llm"
 )
@@ -39,8 +38,9 @@ type Config struct {
 	LLM llm.Config `yaml:"llm,omitempty" json:"llm,omitempty"`
 }
 
-// Defaults returns the config with every unset field given its default; for the llm backend the LLM
-// config is resolved (llm.Config.Resolve: its defaults, then base URL and model from the environment).
+// Defaults returns the config with every unset field given its default. The LLM config is left as
+// written: llm.New resolves it (its defaults, then base URL and model from the environment) when Open
+// opens the client.
 func (c Config) Defaults() Config {
 	switch c.Backend {
 	case "", "rules":
@@ -56,7 +56,6 @@ func (c Config) Defaults() Config {
 		if c.Parse == "" {
 			c.Parse = ParseAuthors
 		}
-		c.LLM = c.LLM.Resolve(os.Getenv)
 	}
 	return c
 }

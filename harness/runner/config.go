@@ -424,9 +424,6 @@ func (c Config) Validate() error {
 	if ec.Backend == "llm" && ec.Templates == "" {
 		ec.Templates = "prompt_templates.json" // filled from the prompts directory when opened
 	}
-	if ec.Backend == "llm" {
-		ec.LLM = ec.LLM.Resolve(nil)
-	}
 	if err := ec.Validate(); err != nil {
 		bad("extract", "%v", err)
 	}

@@ -26,19 +26,12 @@ import (
 // mixed.
 
 // resolveEnv writes into c what the environment adds to it: the generator's (and the LLM
-// extractor's) model and server, so that they are part of the stored config and its hash.
+// extractor's) model and server as llm.Config.Resolve finds them (the base URL redacted), so that they
+// are part of the stored config and its hash.
 func resolveEnv(c Config) Config {
 	fill := func(l llm.Config) llm.Config {
-		if l.Model == "" {
-			l.Model = os.Getenv(llm.EnvModel)
-		}
-		if l.BaseURL == "" {
-			l.BaseURL = os.Getenv(llm.EnvBaseURL)
-		}
-		if l.BaseURL == "" {
-			l.BaseURL = llm.DefaultBaseURL
-		}
-		l.BaseURL = llm.RedactURL(strings.TrimRight(l.BaseURL, "/"))
+		r := l.Resolve(os.Getenv)
+		l.Model, l.BaseURL = r.Model, llm.RedactURL(r.BaseURL)
 		return l
 	}
 	if b := c.LLM.Defaults().Backend; b != offline.Backend {

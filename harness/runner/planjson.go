@@ -241,10 +241,7 @@ func planExtract(c Config) *PlanExtract {
 	ec := c.Extract
 	out := &PlanExtract{Backend: ec.Backend}
 	if ec.Backend == "llm" {
-		out.Model = ec.LLM.Model
-		if out.Model == "" {
-			out.Model = os.Getenv(llm.EnvModel)
-		}
+		out.Model = ec.LLM.Resolve(os.Getenv).Model
 		out.Endpoint = endpoint(ec.LLM.BaseURL, llm.EnvBaseURL, llm.DefaultBaseURL)
 	}
 	return out
