@@ -11,9 +11,12 @@
 // the same config compare byte for byte.
 //
 // Methods are registered by name with their config type (Register[C]: defaults, strict decoding of a
-// cell's settings, Validate, build; New makes one), so a misspelt setting is an error naming the key.
-// The per-question core the single-pass and loop methods share (core.go: prompt parts, retrieval with
-// top-k padding, generation, the answer step, the trace) is one type, core.
+// cell's settings, Validate and `min` tags, build; New makes one), so a misspelt setting is an error
+// naming the key. The per-question core every method that generates from the authors' prompt
+// templates runs on (core.go: prompt parts and demos, retrieval with top-k padding, generation, the
+// answer step, the trace and signals) is one type, core; registerCore registers a method that is a
+// config and an answer function on it, and QuCo-RAG runs its own loop over the same core steps,
+// worded as its records have them (the core's wording hook).
 //
 // Methods whose context does not depend on generation (UMG-RAG, UMGP-RAG and their baselines)
 // implement Contexter, and RetrievalEval evaluates their contexts without a generator.

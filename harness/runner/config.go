@@ -134,6 +134,11 @@ type MethodConfig struct {
 	// RecipeSHA256 is the SHA-256 of the recipe file, written by the resolution; a resolved config
 	// whose file changed since is refused.
 	RecipeSHA256 string `yaml:"recipe_sha256,omitempty"`
+
+	// points are the entry's resolved settings, one per point of its sweep, each decoded into the
+	// method's typed config, validated and built (resolvePoints); Config.ResolveMethods sets them
+	// when the config is read, and the plan uses them.
+	points []methodPoint
 }
 
 // PaperRef names one published row: the table, model, dataset and method exactly as
@@ -523,12 +528,29 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 	if err := c.Validate(); err != nil {
 		return Config{}, locate(name, doc, placed, err)
 	}
-	// Every cell's settings are decoded and validated now, so that a misspelt or bad method setting
-	// is an error naming the file, line and key like any other.
-	if _, err := Expand(c); err != nil {
+	// Every method's settings are resolved now, once, so that a misspelt or bad method setting is an
+	// error naming the file, line and key like any other, and the plan uses what is resolved here.
+	if err := c.ResolveMethods(); err != nil {
+		return Config{}, locate(name, doc, placed, err)
+	}
+	if _, err := Expand(c); err != nil { // the cells' names; it decodes nothing again
 		return Config{}, locate(name, doc, placed, err)
 	}
 	return c, nil
+}
+
+// ResolveMethods resolves every method entry's settings, once: each point of its sweep decoded into
+// the method's typed config over its defaults, validated and built (MethodConfig.resolvePoints).
+// Parse calls it when a config is read; a Config built in code calls it before Expand or NewPlan.
+func (c *Config) ResolveMethods() error {
+	for i := range c.Methods {
+		pts, err := c.Methods[i].resolvePoints(i)
+		if err != nil {
+			return err
+		}
+		c.Methods[i].points = pts
+	}
+	return nil
 }
 
 func parseDoc(name string, data []byte) (*yaml.Node, error) {

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/methods"
 )
 
 // TestConfigsPlan: every config under configs/ loads strictly and plans (a dry run) without error.
@@ -164,4 +166,71 @@ func TestQuickstartStable(t *testing.T) {
 		}
 	}
 	sameFiles(t, runFiles(t, a, false), runFiles(t, b, false), "second quickstart run")
+}
+
+// rtCounted counts how often its settings are decoded into a built method, for
+// TestSettingsResolvedOnce.
+type rtCounted struct {
+	rtMethod
+	Tau int `json:"tau"`
+}
+
+var rtCountedBuilds atomic.Int64
+
+func init() {
+	methods.Register("rt-counted", func() rtCounted { return rtCounted{} }, func(c rtCounted) (methods.Method, error) {
+		rtCountedBuilds.Add(1)
+		return &c, nil
+	})
+}
+
+// TestSettingsResolvedOnce: a method's settings are decoded into its typed config once per sweep
+// point, when the config is read; expanding the plan (twice here, and across models) builds no
+// method again, and every model's cell of a point runs the method built for it at the load.
+func TestSettingsResolvedOnce(t *testing.T) {
+	y := "name: t\ndatasets: [{name: hotpotqa}]\nmodels: [org/a, b]\nmethods:\n  - {method: rt-counted, sweep: {tau: [1, 5, 9]}}\n"
+	rtCountedBuilds.Store(0)
+	c, err := Parse("t.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rtCountedBuilds.Load(); n != 3 {
+		t.Fatalf("the load built the method %d times, want 3 (one per sweep point)", n)
+	}
+	for round := 0; round < 2; round++ {
+		cells, err := Expand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cells) != 6 {
+			t.Fatalf("%d cells, want 3 points × 2 models", len(cells))
+		}
+		for i := 0; i < len(cells); i += 2 {
+			if cells[i].Impl != cells[i+1].Impl || cells[i].Impl != c.Methods[0].points[i/2].impl {
+				t.Errorf("cells %s and %s do not run the method the load built", cells[i].Name, cells[i+1].Name)
+			}
+			if got := cells[i].Impl.(*rtCounted).Tau; got != []int{1, 5, 9}[i/2] {
+				t.Errorf("cell %s: tau %d", cells[i].Name, got)
+			}
+		}
+	}
+	if n := rtCountedBuilds.Load(); n != 3 {
+		t.Errorf("%d builds after expanding the plan, want the load's 3 (settings resolved twice)", n)
+	}
+	// A Config built in code is resolved by ResolveMethods, not behind the caller's back.
+	code := Config{Methods: []MethodConfig{{Method: "rt-counted", Sweep: map[string][]any{"tau": {2}}}}}
+	if _, err := Expand(code); err == nil || !strings.Contains(err.Error(), "not resolved") {
+		t.Errorf("expanding an unresolved config: %v, want an error", err)
+	}
+	if err := code.ResolveMethods(); err != nil {
+		t.Fatal(err)
+	}
+	if cells, err := Expand(code); err != nil || len(cells) != 1 || cells[0].Name != "rt-counted[tau=2]" {
+		t.Errorf("resolved in code: %v, %v", cells, err)
+	}
+	// A bad swept value is the load's error, naming its key and line.
+	_, err = Parse("t.yaml", []byte(strings.Replace(y, "[1, 5, 9]", "[1, x]", 1)), nil)
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:5: methods[0].sweep.tau") {
+		t.Errorf("bad swept value: %v, want an error at t.yaml:5: methods[0].sweep.tau", err)
+	}
 }

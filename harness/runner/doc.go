@@ -2,8 +2,10 @@
 //
 // A Config (config.go) names datasets, methods with their settings, the generator, the retrieval
 // corpora and indexes, the corpus-statistics source, the extractor and the output directory. Any
-// method setting given as a list is a sweep: the Plan (plan.go) is the product of every setting's
-// values, each point a Cell with a name such as "quco[tau_cooc=5]".
+// method's sweep lists values of its settings: the Plan (plan.go) is the product of every swept
+// setting's values, each point a Cell with a name such as "quco[tau_cooc=5]". A method's settings are
+// resolved once, when the config is read (Config.ResolveMethods: each point decoded into the method's
+// typed config, validated and built); Expand and the plan use that resolution.
 //
 // Run (run.go) answers every question of every dataset with every cell in a bounded pool of questions
 // in flight. Work is question-major: one worker takes a question and runs each of its cells in plan

@@ -67,47 +67,80 @@ type Plan struct {
 	Cells    []*Cell
 }
 
-// Expand returns the cells of the config's methods: each method's fixed settings with every
-// combination of its swept values (the first swept key, in sorted order, varies slowest), in config
-// order. Methods are built
-// (methods.New), so an unknown method or setting is an error here.
+// methodPoint is one point of a method entry's sweep: its cell name (before any model), its
+// settings, and the method built from them.
+type methodPoint struct {
+	name     string
+	settings map[string]any
+	impl     methods.Method
+}
+
+// resolvePoints returns the points of method entry i (the entry's fixed settings with every combination of
+// its swept values; the first swept key, in sorted order, varies slowest), each point's settings
+// decoded into the method's typed config over its defaults, validated and built (methods.New): an
+// unknown method or a misspelt or bad setting is an error here, naming the setting's key.
+func (m MethodConfig) resolvePoints(i int) ([]methodPoint, error) {
+	label := m.Label
+	if label == "" {
+		label = m.Method
+	}
+	swept := sortedKeys(m.Sweep)
+	base := map[string]any{}
+	for k, v := range m.Settings {
+		base[k] = v
+	}
+	points := []map[string]any{base}
+	for _, k := range swept {
+		var next []map[string]any
+		for _, p := range points {
+			for _, lv := range m.Sweep[k] {
+				q := make(map[string]any, len(p)+1)
+				for kk, vv := range p {
+					q[kk] = vv
+				}
+				q[k] = lv
+				next = append(next, q)
+			}
+		}
+		points = next
+	}
+	out := make([]methodPoint, 0, len(points))
+	for _, p := range points {
+		name := label
+		if len(swept) > 0 {
+			parts := make([]string, len(swept))
+			for j, k := range swept {
+				parts[j] = k + "=" + valueName(p[k])
+			}
+			name += "[" + strings.Join(parts, ",") + "]"
+		}
+		if len(p) == 0 {
+			p = nil
+		}
+		impl, err := methods.New(m.Method, p)
+		if err != nil {
+			return nil, &FieldError{Path: settingPath(i, m, err), Msg: fmt.Sprintf("%s: %v", name, err)}
+		}
+		if m.Endpoint == EndpointResponses {
+			impl = responsesMethod{impl}
+		}
+		out = append(out, methodPoint{name, p, impl})
+	}
+	return out, nil
+}
+
+// Expand returns the cells of the config's methods: each entry's points, as Config.ResolveMethods
+// resolved them when the config was read (no setting is decoded again here), crossed with the
+// models, in config order. Two cells of one name on one dataset are an error.
 func Expand(c Config) ([]*Cell, error) {
 	var out []*Cell
 	names := map[string][][]string{} // cell name → the dataset lists of the cells so named
 	for i, m := range c.Methods {
-		label := m.Label
-		if label == "" {
-			label = m.Method
+		if m.points == nil {
+			return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: "settings not resolved (read the config with runner.Load or Parse, or call Config.ResolveMethods)"}
 		}
-		swept := sortedKeys(m.Sweep)
-		base := map[string]any{}
-		for k, v := range m.Settings {
-			base[k] = v
-		}
-		points := []map[string]any{base}
-		for _, k := range swept {
-			var next []map[string]any
-			for _, p := range points {
-				for _, lv := range m.Sweep[k] {
-					q := make(map[string]any, len(p)+1)
-					for kk, vv := range p {
-						q[kk] = vv
-					}
-					q[k] = lv
-					next = append(next, q)
-				}
-			}
-			points = next
-		}
-		for _, p := range points {
-			name := label
-			if len(swept) > 0 {
-				parts := make([]string, len(swept))
-				for j, k := range swept {
-					parts[j] = k + "=" + valueName(p[k])
-				}
-				name += "[" + strings.Join(parts, ",") + "]"
-			}
+		for _, pt := range m.points {
+			name := pt.name
 			key := name
 			if m.Model != "" {
 				key += "@" + modelLabel(m.Model)
@@ -118,17 +151,7 @@ func Expand(c Config) ([]*Cell, error) {
 				}
 			}
 			names[key] = append(names[key], m.Datasets)
-			if len(p) == 0 {
-				p = nil
-			}
-			impl, err := methods.New(m.Method, p)
-			if err != nil {
-				return nil, &FieldError{Path: settingPath(i, m, err), Msg: fmt.Sprintf("%s: %v", name, err)}
-			}
-			if m.Endpoint == EndpointResponses {
-				impl = responsesMethod{impl}
-			}
-			cell := Cell{Name: name, Method: m.Method, Settings: p, Datasets: m.Datasets, Impl: impl, Paper: m.Paper,
+			cell := Cell{Name: name, Method: m.Method, Settings: pt.settings, Datasets: m.Datasets, Impl: pt.impl, Paper: m.Paper,
 				Recipe: m.Recipe, RecipeSHA256: m.RecipeSHA256, Tokenizer: m.Tokenizer, Endpoint: m.Endpoint}
 			if m.Model != "" {
 				cell.Name, cell.Model = name+"@"+modelLabel(m.Model), m.Model
@@ -171,8 +194,8 @@ func valueName(v any) string {
 	}, s)
 }
 
-// NewPlan loads the config's datasets and builds its cells. limit, when positive, replaces every
-// dataset's limit (the --limit flag; Load's --set can do the same per dataset).
+// NewPlan loads the config's datasets and expands its cells from the methods the load resolved
+// (Expand).
 func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	cells, err := Expand(c)
 	if err != nil {
