@@ -2,14 +2,12 @@ package llm_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
+	"github.com/ragbench/ragbench/internal/transport/transporttest"
 )
 
 // TestRequestBytes pins the exact bytes, path and headers of the requests the client sends, so that
@@ -64,15 +62,7 @@ func TestRequestBytes(t *testing.T) {
 
 // TestResponsesRequestBytes pins the bytes of a Responses API request (greedy, with web search).
 func TestResponsesRequestBytes(t *testing.T) {
-	var body []byte
-	var path, auth string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ = io.ReadAll(r.Body)
-		path, auth = r.URL.Path, r.Header.Get("Authorization")
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, responsesWebSearchBody)
-	}))
-	defer srv.Close()
+	srv := transporttest.New(t, responsesWebSearchBody)
 	t.Setenv(llm.EnvAPIKey, testKey)
 	c, err := llm.NewOpenAI(llm.Config{BaseURL: srv.URL + "/v1/", Model: "gpt-4.1", Timeout: 5 * time.Second})
 	if err != nil {
@@ -82,7 +72,8 @@ func TestResponsesRequestBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"input":"Who? \u003ca \u0026 b\u003e","max_output_tokens":16,"model":"gpt-4.1","temperature":0,"tools":[{"type":"web_search"}]}`
-	if path != "/v1/responses" || auth != "Bearer "+testKey || string(body) != want {
-		t.Errorf("path %s, auth %q, body\n %s\nwant\n %s", path, auth, body, want)
+	r := srv.Last()
+	if r.Path != "/v1/responses" || r.Header.Get("Authorization") != "Bearer "+testKey || string(r.Body) != want {
+		t.Errorf("path %s, headers %v, body\n %s\nwant\n %s", r.Path, r.Header, r.Body, want)
 	}
 }

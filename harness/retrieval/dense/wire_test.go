@@ -2,11 +2,9 @@ package dense
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/transport/transporttest"
 )
 
 // TestEmbeddingsRequestBytes pins the exact bytes, path and headers of an embeddings request: servers
@@ -27,15 +25,7 @@ func TestEmbeddingsRequestBytes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
-			var body []byte
-			var path string
-			var hdr http.Header
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ = io.ReadAll(r.Body)
-				path, hdr = r.URL.Path, r.Header
-				json.NewEncoder(w).Encode(map[string]any{"data": []map[string]any{{"index": 0, "embedding": []float32{1, 2}}, {"index": 1, "embedding": []float32{3, 4}}}})
-			}))
-			defer srv.Close()
+			srv := transporttest.New(t, `{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[3,4]}]}`)
 			t.Setenv("OPENAI_API_KEY", "")
 			cfg := tc.cfg
 			cfg.BaseURL = srv.URL + "/v1/"
@@ -46,14 +36,15 @@ func TestEmbeddingsRequestBytes(t *testing.T) {
 			if _, err := e.Embed(context.Background(), []string{"a <b> & \"c\"", "d\n"}, Passage); err != nil {
 				t.Fatal(err)
 			}
-			if path != "/v1/embeddings" || string(body) != tc.body {
-				t.Errorf("path %s body\n %s\nwant\n %s", path, body, tc.body)
+			r := srv.Last()
+			if r.Path != "/v1/embeddings" || string(r.Body) != tc.body {
+				t.Errorf("path %s body\n %s\nwant\n %s", r.Path, r.Body, tc.body)
 			}
-			if got := hdr.Get("Authorization"); got != tc.auth {
+			if got := r.Header.Get("Authorization"); got != tc.auth {
 				t.Errorf("authorization %q, want %q", got, tc.auth)
 			}
-			if hdr.Get("Content-Type") != "application/json" || hdr.Get("Accept") != "application/json" {
-				t.Errorf("headers %v", hdr)
+			if r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
+				t.Errorf("headers %v", r.Header)
 			}
 		})
 	}
