@@ -136,7 +136,7 @@ type MethodConfig struct {
 	RecipeSHA256 string `yaml:"recipe_sha256,omitempty"`
 
 	// points are the entry's resolved settings, one per point of its sweep, each decoded into the
-	// method's typed config, validated and built (resolvePoints); Config.ResolveMethods sets them
+	// method's typed config, validated and built (resolvePoints); ResolveMethods sets them
 	// when the config is read, and the plan uses them.
 	points []methodPoint
 }
@@ -530,7 +530,7 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 	}
 	// Every method's settings are resolved now, once, so that a misspelt or bad method setting is an
 	// error naming the file, line and key like any other, and the plan uses what is resolved here.
-	if err := c.ResolveMethods(); err != nil {
+	if c, err = ResolveMethods(c); err != nil {
 		return Config{}, locate(name, doc, placed, err)
 	}
 	if _, err := Expand(c); err != nil { // the cells' names; it decodes nothing again
@@ -539,18 +539,20 @@ func Parse(name string, data []byte, sets []string) (Config, error) {
 	return c, nil
 }
 
-// ResolveMethods resolves every method entry's settings, once: each point of its sweep decoded into
-// the method's typed config over its defaults, validated and built (MethodConfig.resolvePoints).
-// Parse calls it when a config is read; a Config built in code calls it before Expand or NewPlan.
-func (c *Config) ResolveMethods() error {
-	for i := range c.Methods {
-		pts, err := c.Methods[i].resolvePoints(i)
+// ResolveMethods returns c with every method entry's settings resolved, once: each point of its
+// sweep decoded into the method's typed config over its defaults, validated and built
+// (resolvePoints). Parse calls it when a config is read; a Config built in code goes through it
+// before Expand or NewPlan.
+func ResolveMethods(c Config) (Config, error) {
+	c.Methods = append([]MethodConfig(nil), c.Methods...)
+	for i, m := range c.Methods {
+		pts, err := resolvePoints(i, m)
 		if err != nil {
-			return err
+			return c, err
 		}
 		c.Methods[i].points = pts
 	}
-	return nil
+	return c, nil
 }
 
 func parseDoc(name string, data []byte) (*yaml.Node, error) {

@@ -222,7 +222,7 @@ func TestSettingsResolvedOnce(t *testing.T) {
 	if _, err := Expand(code); err == nil || !strings.Contains(err.Error(), "not resolved") {
 		t.Errorf("expanding an unresolved config: %v, want an error", err)
 	}
-	if err := code.ResolveMethods(); err != nil {
+	if code, err = ResolveMethods(code); err != nil {
 		t.Fatal(err)
 	}
 	if cells, err := Expand(code); err != nil || len(cells) != 1 || cells[0].Name != "rt-counted[tau=2]" {

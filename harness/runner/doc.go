@@ -4,7 +4,7 @@
 // corpora and indexes, the corpus-statistics source, the extractor and the output directory. Any
 // method's sweep lists values of its settings: the Plan (plan.go) is the product of every swept
 // setting's values, each point a Cell with a name such as "quco[tau_cooc=5]". A method's settings are
-// resolved once, when the config is read (Config.ResolveMethods: each point decoded into the method's
+// resolved once, when the config is read (ResolveMethods: each point decoded into the method's
 // typed config, validated and built); Expand and the plan use that resolution.
 //
 // Run (run.go) answers every question of every dataset with every cell in a bounded pool of questions

@@ -79,7 +79,7 @@ type methodPoint struct {
 // its swept values; the first swept key, in sorted order, varies slowest), each point's settings
 // decoded into the method's typed config over its defaults, validated and built (methods.New): an
 // unknown method or a misspelt or bad setting is an error here, naming the setting's key.
-func (m MethodConfig) resolvePoints(i int) ([]methodPoint, error) {
+func resolvePoints(i int, m MethodConfig) ([]methodPoint, error) {
 	label := m.Label
 	if label == "" {
 		label = m.Method
@@ -129,7 +129,7 @@ func (m MethodConfig) resolvePoints(i int) ([]methodPoint, error) {
 	return out, nil
 }
 
-// Expand returns the cells of the config's methods: each entry's points, as Config.ResolveMethods
+// Expand returns the cells of the config's methods: each entry's points, as ResolveMethods
 // resolved them when the config was read (no setting is decoded again here), crossed with the
 // models, in config order. Two cells of one name on one dataset are an error.
 func Expand(c Config) ([]*Cell, error) {
@@ -137,7 +137,7 @@ func Expand(c Config) ([]*Cell, error) {
 	names := map[string][][]string{} // cell name → the dataset lists of the cells so named
 	for i, m := range c.Methods {
 		if m.points == nil {
-			return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: "settings not resolved (read the config with runner.Load or Parse, or call Config.ResolveMethods)"}
+			return nil, &FieldError{Path: fmt.Sprintf("methods[%d]", i), Msg: "settings not resolved (read the config with runner.Load or Parse, or ResolveMethods)"}
 		}
 		for _, pt := range m.points {
 			name := pt.name
