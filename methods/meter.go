@@ -72,6 +72,7 @@ type Meter struct {
 	counters  Counters
 	retrieved []Retrieval
 	times     Timings
+	calls     []llm.Response
 }
 
 // NewMeter returns an empty meter.
@@ -89,6 +90,15 @@ func (m *Meter) Retrieved() []Retrieval {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]Retrieval(nil), m.retrieved...)
+}
+
+// Calls returns what the answered generator calls so far reported besides their text, in call order:
+// the model the server named, usage, latency, whether the cache answered, retries. Records leave
+// these out (they depend on the server and the caches); a predictions file shows them.
+func (m *Meter) Calls() []llm.Response {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]llm.Response(nil), m.calls...)
 }
 
 // Timings returns the stage times so far.
@@ -174,6 +184,7 @@ func (g *countingGenerator) Generate(ctx context.Context, req llm.Request) (llm.
 		if err != nil {
 			return
 		}
+		g.m.calls = append(g.m.calls, llm.Response{Usage: resp.Usage, Model: resp.Model, Latency: resp.Latency, Cached: resp.Cached, Retries: resp.Retries})
 		if resp.Cached {
 			c.LLMCacheHits++
 		}

@@ -13,7 +13,8 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm"
-	"github.com/ragbench/ragbench/harness/predict"
+	"github.com/ragbench/ragbench/harness/runner"
+	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
@@ -127,29 +128,32 @@ func predictAction(c *cli.Context) error {
 			return err
 		}
 	}
-	passages, oracled, noContext := predict.GoldPassages(examples, oracle, prompts.Passages)
+	examples, oracled, noContext := methods.GoldContexts(examples, oracle)
 
-	model, label := predict.Generator(cfg)
+	model, label := runner.GeneratorLabel(cfg)
 	// An existing --out file is resumed: the examples done are skipped, the records appended.
-	if predict.ToFile(c.String("out")) {
+	if runner.ToFile(c.String("out")) {
 		if err := pathcheck.Distinct(c.String("out"), ds.Files...); err != nil {
 			return usagef("--out: %v", err)
 		}
 	}
-	out, err := predict.OpenOutput(c.String("out"), c.App.Writer, ds, examples, func() (predict.ResumeOptions, error) {
-		hash, err := set.Hash()
-		settings := predict.Settings{"backend": cfg.Backend, "model": model,
-			"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
-			"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
-			"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}
-		return predict.ResumeOptions{Settings: settings, Force: c.Bool("force")}, err
-	})
+	out, err := runner.OpenPredictions(c.String("out"), c.App.Writer, examples, runner.OutputOptions{Dataset: ds, Force: c.Bool("force"),
+		Identity: func() (runner.Identity, error) {
+			hash, err := set.Hash()
+			return runner.Identity{"backend": cfg.Backend, "model": model,
+				"dataset": ds.Name, "exemplars": exSet, "shots": fmt.Sprint(builder.Shots()), "prompts_sha256": hash,
+				"extract": string(ext), "max_tokens": fmt.Sprint(c.Int("max-tokens")), "chat": fmt.Sprint(c.Bool("chat")),
+				"stop": strings.Join(c.StringSlice("stop"), "\x1f"), "oracle": c.String("oracle")}, err
+		}})
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	out.WriteResumed(stderr, len(examples))
-	idx, ids := out.Todo, out.IDs(examples)
+	todo := make([]datasets.Example, len(out.Todo))
+	for i, j := range out.Todo {
+		todo[i] = examples[j]
+	}
 
 	g, err := llm.New(cfg)
 	if err != nil {
@@ -159,36 +163,28 @@ func predictAction(c *cli.Context) error {
 	fmt.Fprintf(stderr, "predict: %s: %d examples (%d with no context%s), %s, %d shot(s) from %s, extraction %s, %d worker(s)\n",
 		ds.Name, len(examples), noContext, oracleNote(c.String("oracle"), oracled), label, builder.Shots(), set.Dir, ext, c.Int("workers"))
 
-	seed := 0
-	req := llm.Request{Endpoint: llm.Completions, MaxTokens: c.Int("max-tokens"), Seed: &seed}
-	if c.Bool("chat") {
-		req.Endpoint = llm.Chat
+	m, err := methods.New("gold-context", map[string]any{"exemplars": exSet, "shots": c.Int("shots"), "extract": string(ext),
+		"max_tokens": c.Int("max-tokens"), "stop": llm.ParseStops(c.StringSlice("stop")), "chat": c.Bool("chat")})
+	if err != nil {
+		return err
 	}
-	req.Stop = llm.ParseStops(c.StringSlice("stop"))
 	progress, done := cliutil.ProgressWriter(c, true)
-	opts := predict.Options{
-		Generator: g,
-		Request:   req,
-		Prompt: func(i int) (string, error) {
-			ex := examples[idx[i]]
-			return builder.Build(ex.Question, passages[idx[i]]), nil
-		},
-		Extract:  ext.Extract,
-		Backend:  cfg.Backend,
-		Model:    model,
+	st, runErr := runner.Stream(c.Context, todo, runner.StreamOptions{
+		Method:   m,
+		Env:      methods.Env{Generator: g, GeneratorName: label, Prompts: set},
+		Dataset:  ds.Name,
 		Workers:  c.Int("workers"),
 		Progress: progress,
 		Label:    "predict " + ds.Name,
-	}
-	st, runErr := predict.Run(c.Context, ids, opts, predict.JSONL(out.W))
+	}, runner.WritePredictions(out.W, cfg.Backend, model))
 	done()
 	fmt.Fprintf(stderr, "predict: wrote %d record(s) to %s in %v (%s); %d failed\n", st.Written, out.Where(), st.Elapsed.Round(1e6), label, st.Failed)
 	g.WriteCacheStats(stderr, cfg.Cache)
 	if runErr != nil {
-		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(ids), runErr)
+		return fmt.Errorf("predict stopped after %d of %d: %w (rerun with the same --out to resume)", st.Written, len(todo), runErr)
 	}
 	if st.Failed > 0 {
-		return fmt.Errorf("%d of %d example(s) failed; their records carry the error, the first %s (rerun with the same --out to retry them)", st.Failed, len(ids), st.FirstError)
+		return fmt.Errorf("%d of %d example(s) failed; their records carry the error, the first %s (rerun with the same --out to retry them)", st.Failed, len(todo), st.FirstError)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
-	"github.com/ragbench/ragbench/harness/predict"
+	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
@@ -28,13 +28,13 @@ func templatesFlag(t *testing.T) []string {
 }
 
 // readRecords parses a predictions file.
-func readRecords(t *testing.T, data []byte) []predict.Record {
+func readRecords(t *testing.T, data []byte) []runner.PredictionLine {
 	t.Helper()
-	var out []predict.Record
+	var out []runner.PredictionLine
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		var r predict.Record
+		var r runner.PredictionLine
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("record %q: %v", sc.Text(), err)
 		}
@@ -44,7 +44,7 @@ func readRecords(t *testing.T, data []byte) []predict.Record {
 }
 
 // stable zeroes the wall-clock field so that records compare across runs.
-func stable(t *testing.T, recs []predict.Record) []byte {
+func stable(t *testing.T, recs []runner.PredictionLine) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	for _, r := range recs {

@@ -84,14 +84,18 @@ func (a *appender) close() error {
 	return err
 }
 
-// lineHead is the part of a record or timing line that resuming and ordering read.
+// lineHead is the part of a record or timing line that resuming and ordering read (Backend and Model:
+// of a predictions file's lines).
 type lineHead struct {
-	ID    string `json:"id"`
-	Error string `json:"error"`
+	ID      string `json:"id"`
+	Error   string `json:"error"`
+	Backend string `json:"backend"`
+	Model   string `json:"model"`
 }
 
-// repairTail truncates a torn last line (one without its newline, left by a killed writer). It
-// returns the number of bytes dropped.
+// repairTail truncates a torn last line (one without its newline, left by a killed writer); a last
+// line that is a whole JSON object without its newline gets the newline instead. It returns the number
+// of bytes dropped.
 func repairTail(path string) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -120,18 +124,32 @@ func repairTail(path string) (int64, error) {
 			return 0, err
 		}
 		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			keep := start + int64(i) + 1
-			if keep == size {
-				return 0, nil
-			}
-			return size - keep, f.Truncate(keep)
+			return cutTail(f, start+int64(i)+1, size)
 		}
 		end = start
 	}
-	return size, f.Truncate(0)
+	return cutTail(f, 0, size)
 }
 
-// eachLine calls fn with every line of path (without its newline) and its offset.
+// cutTail ends f (of size bytes) after its last newline, at keep: the line after it is cut unless it
+// is a whole JSON object, which gets its newline.
+func cutTail(f *os.File, keep, size int64) (int64, error) {
+	if keep == size {
+		return 0, nil
+	}
+	tail := make([]byte, size-keep)
+	if _, err := f.ReadAt(tail, keep); err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	if t := bytes.TrimSpace(tail); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		_, err := f.WriteAt([]byte("\n"), size)
+		return 0, err
+	}
+	return size - keep, f.Truncate(keep)
+}
+
+// eachLine calls fn with every line of path (without its newline) and its offset; blank lines are
+// skipped.
 func eachLine(path string, fn func(off int64, line []byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -157,7 +175,7 @@ func eachLine(path string, fn func(off int64, line []byte) error) error {
 		if len(line) > 0 {
 			n := int64(len(line))
 			body := bytes.TrimSuffix(line, []byte("\n"))
-			if len(body) > 0 {
+			if len(bytes.TrimSpace(body)) > 0 {
 				if ferr := fn(off, body); ferr != nil {
 					return ferr
 				}
@@ -173,31 +191,61 @@ func eachLine(path string, fn func(off int64, line []byte) error) error {
 	}
 }
 
+// scanned is what a records file holds, for resuming.
+type scanned struct {
+	// done are the ids whose last record has no error.
+	done map[string]bool
+	// records counts the lines, failed those with an error.
+	records, failed int
+	// labels are the distinct "backend / model" of the lines, in first-seen order.
+	labels []string
+}
+
 // scanDone repairs a records file's tail and returns the ids recorded without error.
 func scanDone(path string) (map[string]bool, error) {
+	sc, err := scanRecords(path)
+	if err != nil {
+		return nil, err
+	}
+	return sc.done, nil
+}
+
+// scanRecords repairs a records file's tail (repairTail) and reads what it holds; a line that is not
+// a JSON object is an error naming it.
+func scanRecords(path string) (*scanned, error) {
 	if _, err := repairTail(path); err != nil {
 		return nil, fmt.Errorf("repair %s: %w", path, err)
 	}
-	done := map[string]bool{}
-	lineNo := 0
+	sc := &scanned{done: map[string]bool{}}
+	seen := map[string]bool{}
 	err := eachLine(path, func(_ int64, line []byte) error {
-		lineNo++
+		sc.records++
 		var h lineHead
 		if err := json.Unmarshal(line, &h); err != nil {
-			return fmt.Errorf("%s:%d: not a record: %w", path, lineNo, err)
+			return fmt.Errorf("%s:%d: not a record: %w", path, sc.records, err)
 		}
-		done[h.ID] = h.Error == ""
+		if h.ID == "" {
+			return fmt.Errorf("%s:%d: not a record: no \"id\"", path, sc.records)
+		}
+		sc.done[h.ID] = h.Error == ""
+		if h.Error != "" {
+			sc.failed++
+		}
+		if l := h.Backend + " / " + h.Model; !seen[l] {
+			seen[l] = true
+			sc.labels = append(sc.labels, l)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for id, ok := range done {
+	for id, ok := range sc.done {
 		if !ok {
-			delete(done, id)
+			delete(sc.done, id)
 		}
 	}
-	return done, nil
+	return sc, nil
 }
 
 // sortFile rewrites a JSONL file with one line per id, the last one written, in the order pos gives

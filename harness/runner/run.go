@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ragbench/ragbench/datasets"
+	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/metrics"
 )
@@ -416,13 +417,6 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	work := make(chan item)
-	var wg sync.WaitGroup
-	var firstErr error
-	var errOnce sync.Once
-	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	prog := newProgress(r.o, order)
 	waiting := newWaits()
 	gen, maxWait := GeneratorName(r.plan.Config.LLM), r.plan.Config.LLM.Defaults().MaxWait
@@ -435,63 +429,49 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	prog.start()
 	var doneN, errN atomic.Int64
-	for w := 0; w < min(r.plan.Config.Concurrency, len(todo)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range work {
-				d := r.plan.Datasets[it.d]
-				ex := d.Examples[it.e]
-				m := newMemo()
-				for _, cr := range cells[it.d] {
-					if cr.done[ex.ID] {
-						continue
-					}
-					if ctx.Err() != nil {
-						return
-					}
-					base := r.comp.Env(d.Name, cr.c.Model)
-					if base.Generator != nil {
-						base.Generator = trackedGenerator{inner: base.Generator, w: waiting}
-					}
-					env, sh := m.wrap(base, cr.c.Model)
-					failed, err := r.answer(ctx, env, sh, cr, ex)
-					if err != nil {
-						fail(err)
-						cancel()
-						return
-					}
-					if ctx.Err() != nil && failed {
-						return
-					}
-					doneN.Add(1)
-					if failed {
-						errN.Add(1)
-					}
-				}
+	// One question: its cells one after another, through the question's memo.
+	question := func(ctx context.Context, i int) (struct{}, error) {
+		it := todo[i]
+		d := r.plan.Datasets[it.d]
+		ex := d.Examples[it.e]
+		m := newMemo()
+		for _, cr := range cells[it.d] {
+			if cr.done[ex.ID] {
+				continue
 			}
-		}()
-	}
-feed:
-	for _, it := range todo {
-		select {
-		case work <- it:
-		case <-ctx.Done():
-			break feed
+			if ctx.Err() != nil {
+				return struct{}{}, nil
+			}
+			base := r.comp.Env(d.Name, cr.c.Model)
+			if base.Generator != nil {
+				base.Generator = trackedGenerator{inner: base.Generator, w: waiting}
+			}
+			env, sh := m.wrap(base, cr.c.Model)
+			failed, err := r.answer(ctx, env, sh, cr, ex)
+			if err != nil {
+				return struct{}{}, err
+			}
+			if ctx.Err() != nil && failed {
+				return struct{}{}, nil
+			}
+			doneN.Add(1)
+			if failed {
+				errN.Add(1)
+			}
 		}
+		return struct{}{}, nil
 	}
-	close(work)
-	wg.Wait()
+	loopErr := eachQuestion(ctx, len(todo), r.plan.Config.Concurrency, question, nil)
 	prog.stop()
 	result.Done, result.Errors = int(doneN.Load()), int(errN.Load())
 	if f := r.firstFail.Load(); f != nil {
 		result.FirstError = *f
 	}
-	if firstErr != nil {
-		return result, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return result, fmt.Errorf("run interrupted (%d answered, records kept; rerun to finish): %w", result.Done, err)
+	if loopErr != nil {
+		if errors.Is(loopErr, context.Canceled) || errors.Is(loopErr, context.DeadlineExceeded) {
+			return result, fmt.Errorf("run interrupted (%d answered, records kept; rerun to finish): %w", result.Done, loopErr)
+		}
+		return result, loopErr
 	}
 	for _, cs := range cells {
 		for _, cr := range cs {
@@ -520,37 +500,20 @@ func timingsPath(records string) string {
 // failed (the record carries the error); err is a write error, which stops the run. A question cut
 // short by cancellation is not recorded.
 func (r *runner) answer(ctx context.Context, base methods.Env, sh *shared, cr *cellRun, ex datasets.Example) (failed bool, err error) {
-	env, meter := methods.Instrument(base)
-	start := time.Now()
-	pred, aerr := answerSafe(ctx, cr.c.Impl, env, ex)
-	total := time.Since(start)
-	if aerr != nil && ctx.Err() != nil {
+	a, cut := answerOne(ctx, cr.c.Impl, base, recordOf{dataset: cr.d.Name, method: cr.c.Method, cell: cr.c.Name}, ex)
+	if cut {
 		return true, nil
 	}
-	meter.Fill(&pred)
-	hits := pred.Counters.LLMCacheHits
-	// Cache hits depend on the state of the caches, not on the question: they go to the timings.
-	pred.Counters.LLMCacheHits = 0
-	rec := methods.Record{
-		ID: ex.ID, Dataset: cr.d.Name, Method: cr.c.Method, Cell: cr.c.Name,
-		Generator: base.GeneratorName, Question: ex.Question, Gold: ex.Answers, Type: ex.Type,
-		Prediction: pred,
-	}
-	if rec.Gold == nil {
-		rec.Gold = []string{}
-	}
-	if aerr != nil {
-		rec.Error = aerr.Error()
+	rec, pred := a.Record, a.Record.Prediction
+	if rec.Error != "" {
 		first := fmt.Sprintf("%s on %s question %s: %s", cr.c.Name, cr.d.Name, ex.ID, rec.Error)
 		r.firstFail.CompareAndSwap(nil, &first)
-	} else {
-		rec.Scores = scoreOf(ex, pred.Answer)
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return false, fmt.Errorf("record %s/%s: %w", cr.c.Name, ex.ID, err)
 	}
-	tline := timingLine{Timing: methods.NewTiming(ex.ID, cr.c.Name, total, meter.Timings()), LLMCacheHits: hits, Error: rec.Error}
+	tline := timingLine{Timing: methods.NewTiming(ex.ID, cr.c.Name, a.total, a.stages), LLMCacheHits: a.hits, Error: rec.Error}
 	if st := sh.Timings(); len(st) > 0 {
 		tline.SharedMS = methods.NewTiming("", "", 0, st).Stages
 	}
@@ -569,16 +532,65 @@ func (r *runner) answer(ctx context.Context, base methods.Env, sh *shared, cr *c
 	}
 	st := cr.st
 	st.done.Add(1)
-	if aerr != nil {
+	if rec.Error != "" {
 		st.errors.Add(1)
 	}
 	c := pred.Counters
 	st.calls.Add(int64(c.Calls + c.AnswerCalls))
-	st.hits.Add(int64(hits))
+	st.hits.Add(int64(a.hits))
 	st.retrievals.Add(int64(c.Retrievals))
 	st.promptTok.Add(int64(c.PromptTokens))
 	st.genTok.Add(int64(c.GeneratedTokens))
-	return aerr != nil, nil
+	return rec.Error != "", nil
+}
+
+// recordOf names what a record belongs to: its dataset, method and cell.
+type recordOf struct{ dataset, method, cell string }
+
+// Answered is one question answered by one method: its record (the one record format of every run
+// mode) and what the run measured besides it.
+type Answered struct {
+	// Record is the question's record: scores, or the method's error.
+	Record methods.Record
+	// Calls are the generator calls' reports besides their text (methods.Meter.Calls): the server's
+	// model name, usage, latency, cache, retries; records leave them out.
+	Calls []llm.Response
+	// total and stages are the measured wall times; hits the generator calls the caches answered.
+	total  time.Duration
+	stages methods.Timings
+	hits   int
+}
+
+// answerOne answers ex with method m over base (instrumented here) and builds its record: the
+// prediction with the meter's counters and retrievals, the scores, or the error. cut is true when the
+// method failed because ctx was cancelled: such a question is not a result.
+func answerOne(ctx context.Context, m methods.Method, base methods.Env, of recordOf, ex datasets.Example) (a Answered, cut bool) {
+	env, meter := methods.Instrument(base)
+	start := time.Now()
+	pred, aerr := answerSafe(ctx, m, env, ex)
+	a.total = time.Since(start)
+	if aerr != nil && ctx.Err() != nil {
+		return a, true
+	}
+	meter.Fill(&pred)
+	a.hits = pred.Counters.LLMCacheHits
+	// Cache hits depend on the state of the caches, not on the question: they go to the timings.
+	pred.Counters.LLMCacheHits = 0
+	a.Record = methods.Record{
+		ID: ex.ID, Dataset: of.dataset, Method: of.method, Cell: of.cell,
+		Generator: base.GeneratorName, Question: ex.Question, Gold: ex.Answers, Type: ex.Type,
+		Prediction: pred,
+	}
+	if a.Record.Gold == nil {
+		a.Record.Gold = []string{}
+	}
+	if aerr != nil {
+		a.Record.Error = aerr.Error()
+	} else {
+		a.Record.Scores = scoreOf(ex, pred.Answer)
+	}
+	a.stages, a.Calls = meter.Timings(), meter.Calls()
+	return a, false
 }
 
 // answerSafe calls m.Answer, turning a panic into an error so that one bad question cannot take the

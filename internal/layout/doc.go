@@ -6,7 +6,7 @@
 //	internal/...                   cross-cutting helpers no concept owns
 //	harness/text                   tokenizer and normalisers (metrics normalise answers with them)
 //	datasets, metrics              examples and their loaders; scoring
-//	harness/...                    the shared components: corpus, ngram, retrieval, llm, extract, spans, predict
+//	harness/...                    the shared components: corpus, ngram, retrieval, llm, extract, spans
 //	methods/...                    the methods, their prompts and test helpers
 //	harness/runner                 plans, runs and resumes methods over datasets
 //	reports                        tables, plots and comparisons of runs
