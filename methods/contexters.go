@@ -7,9 +7,9 @@ import (
 )
 
 // NewContexters builds the named methods (registry names, surrounding spaces ignored) with their
-// settings (keyed by method name; nil for defaults) for generator-free retrieval evaluation
-// (RetrievalEval). umg and umgp whose settings give no granularities get granularities. A method
-// without a generator-free context step is an error.
+// settings (keyed by method name; nil for defaults) for generator-free retrieval evaluation (the
+// runner's retrieval-only mode, runner.EvalContexts). umg and umgp whose settings give no
+// granularities get granularities. A method without a generator-free context step is an error.
 func NewContexters(names []string, settings map[string]map[string]any, granularities []int) ([]Contexter, error) {
 	var out []Contexter
 	known := map[string]bool{}

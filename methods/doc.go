@@ -19,7 +19,8 @@
 // worded as its records have them (the core's wording hook).
 //
 // Methods whose context does not depend on generation (UMG-RAG, UMGP-RAG and their baselines)
-// implement Contexter, and RetrievalEval evaluates their contexts without a generator.
+// implement Contexter, which the runner's retrieval-only mode (runner.EvalContexts) evaluates without
+// a generator.
 //
 // It does not load datasets, open components from configs (the harness packages do), run many
 // questions (the runner does) or score (package metrics does).

@@ -186,7 +186,7 @@ type ContextUnit struct {
 
 // Contexter is implemented by methods whose context does not depend on generation (UMG, UMGP and
 // their baselines): Context retrieves a question's final context without calling a generator, so
-// that the retrieval can be evaluated alone (RetrievalEval).
+// that the retrieval can be evaluated alone (the runner's retrieval-only mode).
 type Contexter interface {
 	Method
 	// K is the number of units the context holds at most.

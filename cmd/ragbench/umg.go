@@ -13,6 +13,7 @@ import (
 	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
+	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/methods"
 )
 
@@ -90,7 +91,7 @@ func contextEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := methods.EvalOptions{Ks: ks}
+	opt := runner.ContextOptions{Ks: ks}
 	oracle, path, err := datasets.GoldOracle(c.Context, c.String("nq-oracle"), ds.Layout)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func contextEval(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	for _, m := range ms {
-		rep, err := methods.RetrievalEval(c.Context, m, env, ds.Examples, opt)
+		rep, err := runner.EvalContexts(c.Context, m, env, ds.Examples, opt)
 		if err != nil {
 			return err
 		}
