@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/ragbench/ragbench/harness/corpus"
 	"github.com/ragbench/ragbench/harness/extract"
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/ngram"
@@ -55,8 +54,9 @@ func (c EnvConfig) Validate() error {
 	return ec.Defaults().Validate()
 }
 
-// BuildEnv opens the components cfg describes, building the temporary indexes of cfg.Corpus first,
-// with the builder of a run's components (Resources.Open): the llm extractor opens its own client of
+// BuildEnv opens the components cfg describes, building the temporary indexes of cfg.Corpus first
+// with the index cache's builder (Resources.Ensure), then opening them with the builder of a run's
+// components (openBase): the llm extractor opens its own client of
 // cfg.Extract.LLM, by default the generator's config. close releases them (and removes the temporary
 // indexes); it is nil when BuildEnv fails, which releases what it opened.
 func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func() error, err error) {
@@ -84,19 +84,18 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 			return env, nil, err
 		}
 		closers = append(closers, func() error { return os.RemoveAll(tmp) })
+		// The index cache's builder, into the temporary directory, with answer's own options: BM25's
+		// default k1 and b in a 256 MiB budget; an n-gram index of the passages' text alone, as
+		// written (no titles, no lowercasing).
+		res := &Resources{cacheDir: tmp, Progress: io.Discard, hashes: map[string]string{}}
+		src := corpusSource{name: cfg.Corpus, files: []string{cfg.Corpus}}
 		dir = filepath.Join(tmp, "bm25")
-		if err := buildFromCorpus(cfg.Corpus, func(r corpus.Reader) error {
-			_, err := bm25.Build(ctx, r, dir, bm25.Options{MemoryBudget: 256 << 20})
-			return err
-		}); err != nil {
+		if err := res.Ensure(ctx, &IndexNeed{Kind: IndexBM25, Corpus: cfg.Corpus, Dir: dir, src: src, bm25: bm25.Options{MemoryBudget: 256 << 20}}); err != nil {
 			return env, nil, err
 		}
 		if ngramDir == "" {
 			ngramDir = filepath.Join(tmp, "ngram")
-			if err := buildFromCorpus(cfg.Corpus, func(r corpus.Reader) error {
-				_, err := ngram.BuildFrom(ctx, r, ngramDir, ngram.BuildOptions{})
-				return err
-			}); err != nil {
+			if err := res.Ensure(ctx, &IndexNeed{Kind: IndexNgram, Corpus: cfg.Corpus, Dir: ngramDir, src: src, ngram: ngram.BuildOptions{}}); err != nil {
 				return env, nil, err
 			}
 		}
@@ -112,14 +111,4 @@ func BuildEnv(ctx context.Context, cfg EnvConfig) (env methods.Env, close func()
 		return env, nil, err
 	}
 	return env, closeAll, nil
-}
-
-// buildFromCorpus opens the corpus file at path (format from its name) and builds from it.
-func buildFromCorpus(path string, build func(corpus.Reader) error) error {
-	r, err := corpus.Open(path, "")
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return build(r)
 }

@@ -26,6 +26,8 @@ func TestBuildEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	hits, err := env.Retriever.Retrieve(ctx, "capital of Norway", 1)
+	alpha, aerr := env.Counter.Count(ctx, "Alpha")
+	lower, lerr := env.Counter.Count(ctx, "alpha")
 	cases := []struct {
 		ok  bool
 		why string
@@ -33,6 +35,8 @@ func TestBuildEnv(t *testing.T) {
 		{env.Generator != nil && env.GeneratorName == GeneratorName(offline), "the generator, named as in run records"},
 		{err == nil && len(hits) == 1 && hits[0].Title == "Oslo", "a BM25 index built over the corpus"},
 		{env.Counter != nil, "an n-gram index built over the corpus, for corpus statistics"},
+		{aerr == nil && alpha.Count == 1, "answer's n-gram index holds the passages' text alone: the title's Alpha is not counted (a run's index, with titles, counts 2)"},
+		{lerr == nil && lower.Count == 0, "answer's n-gram index keeps case (a run's may lowercase): alpha is not Alpha"},
 		{env.Extractor != nil, "the rule extractor by default"},
 	}
 	for _, c := range cases {

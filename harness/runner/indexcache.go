@@ -69,6 +69,9 @@ type IndexNeed struct {
 
 	src  corpusSource
 	opts map[string]any
+	// bm25 and ngram are the build options of a bm25 or an n-gram index (what opts keys).
+	bm25  bm25.Options
+	ngram ngram.BuildOptions
 }
 
 // corpusSource is a resolved corpus: files whose contents identify it, and how to read it.
@@ -218,7 +221,7 @@ func findData(p string) (string, error) {
 func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 	var out []*IndexNeed
 	seen := map[string]bool{}
-	add := func(kind IndexKind, src corpusSource, opts map[string]any) error {
+	add := func(kind IndexKind, src corpusSource, opts map[string]any, build IndexNeed) error {
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\n%s\n", indexFormat, kind)
 		for _, f := range src.files {
@@ -238,7 +241,8 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 		seen[key] = true
 		dir := filepath.Join(r.cacheDir, string(kind)+"-"+key[:20])
 		_, err := os.Stat(dir)
-		out = append(out, &IndexNeed{Kind: kind, Corpus: src.name, Key: key, Dir: dir, Built: err == nil, src: src, opts: opts})
+		out = append(out, &IndexNeed{Kind: kind, Corpus: src.name, Key: key, Dir: dir, Built: err == nil, src: src, opts: opts,
+			bm25: build.bm25, ngram: build.ngram})
 		return nil
 	}
 	for _, d := range p.Datasets {
@@ -250,19 +254,21 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 			return nil, err
 		}
 		if r.cfg.Retrieval.Backend == "bm25" {
-			if err := add(IndexBM25, src, map[string]any{"k1": r.cfg.Retrieval.K1, "b": r.cfg.Retrieval.B}); err != nil {
+			bo := bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B}
+			if err := add(IndexBM25, src, map[string]any{"k1": bo.K1, "b": bo.B}, IndexNeed{bm25: bo}); err != nil {
 				return nil, err
 			}
 		}
 		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
 			for _, e := range u.Experts {
-				if err := add(UnitsIndex(e), src, unitOpts(u, e, r.cfg.Retrieval)); err != nil {
+				if err := add(UnitsIndex(e), src, unitOpts(u, e, r.cfg.Retrieval), IndexNeed{}); err != nil {
 					return nil, err
 				}
 			}
 		}
 		if ng := r.cfg.Ngram; ng.Build && (len(ng.Datasets) == 0 || contains(ng.Datasets, d.Config.Name) || contains(ng.Datasets, d.Name)) {
-			if err := add(IndexNgram, src, map[string]any{"lowercase": r.cfg.Ngram.Lowercase}); err != nil {
+			no := ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true}
+			if err := add(IndexNgram, src, map[string]any{"lowercase": no.Lowercase}, IndexNeed{ngram: no}); err != nil {
 				return nil, err
 			}
 		}
@@ -347,9 +353,9 @@ func (r *Resources) build(ctx context.Context, n *IndexNeed, out string) error {
 	expert, units := n.Kind.Expert()
 	switch {
 	case n.Kind == IndexBM25:
-		_, err = bm25.Build(ctx, rd, out, bm25.Options{K1: r.cfg.Retrieval.K1, B: r.cfg.Retrieval.B})
+		_, err = bm25.Build(ctx, rd, out, n.bm25)
 	case n.Kind == IndexNgram:
-		_, err = ngram.BuildFrom(ctx, rd, out, ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true})
+		_, err = ngram.BuildFrom(ctx, rd, out, n.ngram)
 	case units && (expert == "bm25" || expert == "dense" || expert == "splade"):
 		docs, derr := r.poolDocs(ctx, n.src, rd)
 		if derr != nil {
