@@ -2,12 +2,13 @@
 // talk to a language model.
 //
 //   - OpenAI (openai.go): one backend for any OpenAI-compatible server (vLLM, the llama.cpp server,
-//     Ollama, OpenAI), built on go-openai. It serves /v1/completions with a raw prompt and
-//     /v1/chat/completions. Decoding is greedy (temperature 0, always sent) with a seed. Replies carry
-//     per-token log-probabilities with their top alternatives, in whichever layout the server uses
-//     (decode.go). Every attempt has a timeout; 429, 5xx, timeouts and connection errors are retried
-//     with backoff, jitter and Retry-After. Concurrency is bounded, with requests- and
-//     tokens-per-minute limits (limit.go).
+//     Ollama, OpenAI); requests are go-openai's request types as JSON, sent through the shared
+//     OpenAI-compatible transport (internal/transport). It serves /v1/completions with a raw prompt,
+//     /v1/chat/completions and /v1/responses. Decoding is greedy (temperature 0, always sent) with a
+//     seed. Replies carry per-token log-probabilities with their top alternatives, in whichever layout
+//     the server uses (decode.go). The transport bounds every attempt with a timeout, retries 429,
+//     5xx, timeouts and connection errors with backoff, jitter and Retry-After, and bounds
+//     concurrency; requests- and tokens-per-minute limits are the client's (limit.go).
 //   - Cache (cache.go): a SQLite response store (modernc.org/sqlite) keyed on everything that changes
 //     the output, with modes off, read, readwrite and replay-only.
 //   - Accounting (account.go): a decorator that records tokens, latency, cache hits and retries of

@@ -6,7 +6,8 @@
 // vector in int8 (AVX-512 VNNI where available) and re-scores the best candidates exactly in float32.
 //
 // Two embedders are provided: OpenAI (any OpenAI-compatible /v1/embeddings endpoint such as TEI, vLLM,
-// Ollama, llama.cpp or OpenAI itself, with batching, retries, instruction prefixes and an on-disk cache)
+// Ollama, llama.cpp or OpenAI itself, with batching, instruction prefixes and an on-disk cache; requests go
+// through the shared OpenAI-compatible transport, internal/transport, with its retries and concurrency limit)
 // and LSA (TF-IDF plus a truncated randomized SVD fitted on the corpus; needs no model and no network).
 //
 // The package does no approximate search (no IVF or HNSW): every query is compared with every vector, in

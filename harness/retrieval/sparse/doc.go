@@ -5,7 +5,8 @@
 // TEI speaks Hugging Face text-embeddings-inference's POST /embed_sparse (what SPLADE-v3 is deployed
 // with): request {"inputs": [...], "truncate": true}, response one list of {"index", "value"} per
 // input; errors {"error", "error_type"} with 413/422 (validation), 424 (backend, e.g. a model that
-// is not sparse), 429 (overloaded, retried) and 503 (unhealthy, retried). Every vector is checked
+// is not sparse), 429 (overloaded) and 503 (unhealthy), which the shared transport's policy retries
+// (internal/transport, the LLM's and the embeddings client's too). Every vector is checked
 // against the declared vocabulary size, and document encodings are cached content-keyed on disk
 // (dense.Cache's files, keyed by server, model and text).
 //
