@@ -14,3 +14,7 @@ type StatusError = transport.StatusError
 
 // MalformedError is a response that could not be understood; it quotes an excerpt of the body.
 type MalformedError = transport.MalformedError
+
+// TransportError is a failed HTTP exchange: a connection error, a reset, a body cut short, or an
+// attempt that ran past its timeout. It is retried.
+type TransportError = transport.TransportError

@@ -189,10 +189,6 @@ func (o *OpenAI) fail(req Request, err error) error {
 	return o.redact.Err(fmt.Errorf("llm %s %s: %w", req.Endpoint, transport.RedactURL(o.cfg.BaseURL), err))
 }
 
-// TransportError is a failed HTTP exchange: a connection error, a reset, a body cut short, or an
-// attempt that ran past its timeout. It is retried.
-type TransportError = transport.TransportError
-
 // requestBody returns the endpoint's path and the JSON body of req, as go-openai's types marshal it,
 // with "temperature": 0 put back (their omitempty tag drops it, and servers then default to
 // temperature 1, which is not greedy) and, for a completion that asks for the chosen token's
