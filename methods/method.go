@@ -63,25 +63,10 @@ type UnitStore interface {
 // Need returns an error naming the first of the named components that env lacks ("generator",
 // "retriever", "counter", "extractor", "prompts", "units"), for the method called method.
 func (e Env) Need(method string, components ...string) error {
+	have := map[string]bool{"generator": e.Generator != nil, "retriever": e.Retriever != nil, "counter": e.Counter != nil,
+		"extractor": e.Extractor != nil, "prompts": e.Prompts != nil, "units": e.Units != nil}
 	for _, c := range components {
-		missing := false
-		switch c {
-		case "generator":
-			missing = e.Generator == nil
-		case "retriever":
-			missing = e.Retriever == nil
-		case "counter":
-			missing = e.Counter == nil
-		case "extractor":
-			missing = e.Extractor == nil
-		case "prompts":
-			missing = e.Prompts == nil
-		case "units":
-			missing = e.Units == nil
-		default:
-			return &MissingError{Method: method, Component: c}
-		}
-		if missing {
+		if !have[c] {
 			return &MissingError{Method: method, Component: c}
 		}
 	}
