@@ -57,16 +57,16 @@ type Normalizer interface {
 // read from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY) and may be empty for local
 // servers that do not check it.
 func NewOpenAI(cfg Config) (*OpenAI, error) {
-	return newOpenAI(cfg.Resolve(os.Getenv), os.Getenv)
+	return newOpenAI(cfg.Resolve(os.Getenv))
 }
 
 // newOpenAI builds the client of a resolved config (New and the registry resolve it once).
-func newOpenAI(cfg Config, getenv func(string) string) (*OpenAI, error) {
+func newOpenAI(cfg Config) (*OpenAI, error) {
 	cfg.Backend = "openai"
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("llm config: %w", err)
 	}
-	ep := cfg.endpoint(getenv)
+	ep := cfg.endpoint(os.Getenv)
 	client := transport.New(transport.Config{
 		Endpoint:         ep,
 		Timeout:          cfg.Timeout,

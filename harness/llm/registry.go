@@ -18,7 +18,7 @@ var (
 )
 
 func init() {
-	RegisterBackend("openai", func(c Config) (Generator, error) { return newOpenAI(c, os.Getenv) })
+	RegisterBackend("openai", func(c Config) (Generator, error) { return newOpenAI(c) })
 }
 
 // RegisterBackend makes a backend available to New under name. Backend packages call it from init
