@@ -56,7 +56,7 @@ type Client struct {
 	ep       Endpoint
 	cfg      Config
 	hc       *http.Client
-	slots    chan struct{} // nil: unbounded
+	slots    Limit
 	redactor Redactor
 }
 
@@ -74,9 +74,7 @@ func New(cfg Config) *Client {
 		tr.ResponseHeaderTimeout = 0 // the attempt's context bounds the whole exchange
 		c.hc = &http.Client{Transport: tr}
 	}
-	if cfg.Concurrency > 0 {
-		c.slots = make(chan struct{}, cfg.Concurrency)
-	}
+	c.slots = NewLimit(cfg.Concurrency)
 	return c
 }
 
@@ -252,14 +250,10 @@ func (c *Client) Retry(ctx context.Context, what string, attempt func(ctx contex
 
 // slot runs attempt holding one of the client's slots.
 func (c *Client) slot(ctx context.Context, attempt func(ctx context.Context) error) error {
-	if c.slots != nil {
-		select {
-		case c.slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-c.slots }()
+	if err := c.slots.Acquire(ctx); err != nil {
+		return err
 	}
+	defer c.slots.Release()
 	return attempt(ctx)
 }
 

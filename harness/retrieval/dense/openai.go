@@ -73,7 +73,7 @@ type OpenAIConfig struct {
 	PassagePrefix string `yaml:"passage_prefix" json:"passage_prefix"`
 	// BatchSize is the number of texts per request (default 64).
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
-	// Concurrency is the number of requests in flight at once, across calls (default 1). TEI and vLLM batch
+	// Concurrency is the number of batches of one call in flight at once (default 1). TEI and vLLM batch
 	// concurrent requests on the server; raise it for large builds.
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
 	// MaxRetries is the number of retries after a failed request (default 5), under the transport's
@@ -148,7 +148,6 @@ func NewOpenAI(ctx context.Context, cfg OpenAIConfig) (*OpenAI, error) {
 	client := transport.New(transport.Config{
 		Endpoint:         ep,
 		Timeout:          cfg.Timeout,
-		Concurrency:      cfg.Concurrency,
 		MaxResponseBytes: maxEmbeddingsResponse,
 		Retry: transport.Policy{MaxRetries: cfg.MaxRetries, BackoffBase: cfg.Backoff, BackoffMax: 30 * time.Second,
 			MaxRetryAfter: transport.DefaultMaxRetryAfter, OnRetry: cfg.OnRetry},
@@ -244,8 +243,8 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 	if len(batches) == 0 {
 		return out, nil
 	}
-	// Concurrency workers take the batches in order (one worker: one batch after the other, so that
-	// the cache is written in the texts' order); the first error cancels the rest.
+	// Batches go out Concurrency at a time, in order (one at a time: the cache is written in the
+	// texts' order); the first error cancels the rest.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -253,7 +252,6 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 		mu       sync.Mutex
 		firstErr error
 	)
-	work := make(chan []int)
 	embed := func(idx []int) {
 		in := make([]string, len(idx))
 		for j, i := range idx {
@@ -280,24 +278,18 @@ func (e *OpenAI) Embed(ctx context.Context, texts []string, kind Kind) ([][]floa
 			}
 		}
 	}
-	for w := 0; w < min(e.cfg.Concurrency, len(batches)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for idx := range work {
-				embed(idx)
-			}
-		}()
-	}
-feed:
+	limit := transport.NewLimit(e.cfg.Concurrency)
 	for _, idx := range batches {
-		select {
-		case work <- idx:
-		case <-ctx.Done():
-			break feed
+		if limit.Acquire(ctx) != nil || ctx.Err() != nil {
+			break
 		}
+		wg.Add(1)
+		go func(idx []int) {
+			defer wg.Done()
+			defer limit.Release()
+			embed(idx)
+		}(idx)
 	}
-	close(work)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr

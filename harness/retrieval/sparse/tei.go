@@ -83,8 +83,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// TEI encodes texts through text-embeddings-inference's /embed_sparse, one batch after the other,
-// through the shared transport (internal/transport).
+// TEI encodes texts through text-embeddings-inference's /embed_sparse, a call's batches one after the
+// other, through the shared transport (internal/transport).
 type TEI struct {
 	cfg    Config
 	client *transport.Client
@@ -105,7 +105,6 @@ func NewTEI(cfg Config) (*TEI, error) {
 	t := &TEI{cfg: cfg, client: transport.New(transport.Config{
 		Endpoint:         ep,
 		Timeout:          cfg.Timeout,
-		Concurrency:      1,
 		MaxResponseBytes: maxResponse,
 		Retry: transport.Policy{MaxRetries: cfg.MaxRetries, BackoffBase: cfg.Backoff, BackoffMax: 30 * time.Second,
 			MaxRetryAfter: transport.DefaultMaxRetryAfter},
