@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/offline"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
@@ -39,7 +41,7 @@ func newGoldPromptBuilderB(t testing.TB) *goldPromptBuilder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &goldPromptBuilder{builders: map[string]*prompts.Builder{}}
+	b := &goldPromptBuilder{set: set, builders: map[string]*prompts.Builder{}}
 	for _, name := range []string{"", "hotpotqa", "2wikimultihopqa"} {
 		if b.builders[name], err = set.Builder(prompts.Options{Exemplars: name, Shots: -1}); err != nil {
 			t.Fatal(err)
@@ -50,6 +52,7 @@ func newGoldPromptBuilderB(t testing.TB) *goldPromptBuilder {
 
 // goldPromptBuilder holds one prompts.Builder per exemplar set, with the authors' shot counts.
 type goldPromptBuilder struct {
+	set      *prompts.Set
 	builders map[string]*prompts.Builder
 }
 
@@ -64,24 +67,40 @@ type goldItem struct {
 	dataset  string // exemplar set ("" for none)
 }
 
-// runGoldEval generates an answer for every item and scores the outputs with package metrics, using the
-// QuCo-RAG extraction rule of the dataset (its 2WikiMultihopQA rule for the datasets QuCo-RAG does not
-// evaluate: the text after "answer is" in the last such sentence, without the full stop).
+// runGoldEval answers every item with the gold-context method (the one `ragbench predict` runs) and
+// the offline reader, and scores the raw outputs with package metrics, using the QuCo-RAG extraction
+// rule of the dataset (its 2WikiMultihopQA rule for the datasets QuCo-RAG does not evaluate: the text
+// after "answer is" in the last such sentence, without the full stop).
 func runGoldEval(t *testing.T, b *goldPromptBuilder, name string, items []goldItem) (metrics.Summary, time.Duration) {
 	t.Helper()
-	r := offline.New(offline.Options{})
+	env := methods.Env{Generator: offline.New(offline.Options{}), Prompts: b.set}
+	gc := map[string]methods.Method{}
 	start := time.Now()
 	debug := os.Getenv("OFFLINE_DEBUG") != ""
 	exs := make([]datasets.Example, len(items))
 	preds := make(map[string]string, len(items))
 	for i, it := range items {
-		prompt := b.build(it.dataset, it.ex.Question, it.passages)
-		resp, err := r.Generate(context.Background(), llm.Request{Endpoint: llm.Completions, Prompt: prompt, MaxTokens: 256, Stop: []string{"\n"}})
+		m := gc[it.dataset]
+		if m == nil {
+			set := it.dataset
+			if set == "" {
+				set = "none"
+			}
+			var err error
+			if m, err = methods.New("gold-context", map[string]any{"exemplars": set}); err != nil {
+				t.Fatal(err)
+			}
+			gc[it.dataset] = m
+		}
+		if got := prompts.Passages(it.ex); !slices.Equal(got, it.passages) {
+			t.Fatalf("%s: the method reads passages %q, the item holds %q", it.ex.ID, got, it.passages)
+		}
+		p, err := m.Answer(context.Background(), env, it.ex)
 		if err != nil {
 			t.Fatal(err)
 		}
 		exs[i] = it.ex
-		preds[it.ex.ID] = resp.Text
+		preds[it.ex.ID] = p.Raw
 	}
 	elapsed := time.Since(start)
 	ext := metrics.DefaultAnswerRule(name)

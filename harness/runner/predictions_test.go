@@ -17,7 +17,7 @@ import (
 	"github.com/ragbench/ragbench/methods"
 )
 
-// dsOf is a dataset whose ids are known when known says so.
+// dsOf is a dataset named name holding examples of the given ids.
 func dsOf(name string, ids ...string) *datasets.Dataset {
 	d := &datasets.Dataset{Name: name}
 	for _, id := range ids {
