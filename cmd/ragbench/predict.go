@@ -150,10 +150,7 @@ func predictAction(c *cli.Context) error {
 	}
 	defer out.Close()
 	out.WriteResumed(stderr, len(examples))
-	todo := make([]datasets.Example, len(out.Todo))
-	for i, j := range out.Todo {
-		todo[i] = examples[j]
-	}
+	todo := out.Remaining(examples)
 
 	g, err := llm.New(cfg)
 	if err != nil {

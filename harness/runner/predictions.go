@@ -212,6 +212,16 @@ func OpenPredictions(path string, stdout io.Writer, examples []datasets.Example,
 	return p, nil
 }
 
+// Remaining returns the examples still to run (Todo) of examples, the selection the output was
+// opened with.
+func (p *Predictions) Remaining(examples []datasets.Example) []datasets.Example {
+	out := make([]datasets.Example, len(p.Todo))
+	for i, j := range p.Todo {
+		out[i] = examples[j]
+	}
+	return out
+}
+
 // Where names the output in messages: the file's path, or "stdout".
 func (p *Predictions) Where() string {
 	if p.Path == "" {

@@ -68,6 +68,9 @@ func TestOpenPredictionsResume(t *testing.T) {
 			if !reflect.DeepEqual(p.Todo, c.todo) {
 				t.Errorf("todo %v, want %v (%s)", p.Todo, c.todo, c.why)
 			}
+			if got := p.Remaining(c.selected); len(got) != len(c.todo) || len(got) > 0 && got[0].ID != c.selected[c.todo[0]].ID {
+				t.Errorf("remaining %v, want positions %v of the selection", got, c.todo)
+			}
 			if p.Where() != path {
 				t.Errorf("where %q, want the file", p.Where())
 			}
