@@ -12,8 +12,9 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-// The per-question core every method of the package shares: the prompt parts (template, demos,
-// case), the trace, and the calls to the components that record what they did.
+// The per-question core of the methods that generate from the authors' prompt templates: the prompt
+// parts (template, demos, case), the trace and signals, and the calls to the components that record
+// what they did; and registerCore, which makes a method of a config and an answer function on it.
 
 // core is one question's state, shared by every method of the package that generates from the
 // authors' prompt templates (the baselines, both FLARE variants, ITER-RETGEN, Web-Tool, QuCo-RAG): the
@@ -42,15 +43,18 @@ func newCore(method string, env Env, ex datasets.Example) *core {
 	return &core{method: method, env: env, ex: ex, signals: map[string]float64{"retrieved": 0}, words: coreWords{method}}
 }
 
+// generationSettings is a config with the settings the core's setup reads (prompt_key, shots, ...).
+type generationSettings interface{ generation() GenerationConfig }
+
 // registerCore registers a method that answers on the per-question core: the registry decodes and
 // validates its settings C (Register), and each question runs newCore, setup with the components
 // need names and C's generation settings, then answer.
-func registerCore[C interface{ generation() GenerationConfig }](name string, defaults func() C, answer func(context.Context, *core, C) (Prediction, error), need ...string) {
+func registerCore[C generationSettings](name string, defaults func() C, answer func(context.Context, *core, C) (Prediction, error), need ...string) {
 	Register(name, defaults, func(c C) (Method, error) { return &coreMethod[C]{name, c, need, answer}, nil })
 }
 
 // coreMethod is a method registered by registerCore.
-type coreMethod[C interface{ generation() GenerationConfig }] struct {
+type coreMethod[C generationSettings] struct {
 	name   string
 	cfg    C
 	need   []string
@@ -72,9 +76,9 @@ func (m *coreMethod[C]) Answer(ctx context.Context, env Env, ex datasets.Example
 	return m.answer(ctx, r, m.cfg)
 }
 
-// wording is how a method's trace and errors word the core's retrieve, generate and answer steps.
-// Each method completes the event the core made (Round, Kind, Query and IDs, or Text, set) and
-// returns err wrapped, or nil. coreWords is every method's but QuCo-RAG's, whose records keep their
+// wording is how a method's trace and errors word the core's retrieve, generate and answer steps:
+// each of its functions completes the event the core made (Round, Kind, Query and IDs, or Text, set)
+// and returns err wrapped, or nil. coreWords is every method's but QuCo-RAG's, whose records keep their
 // own (qucoWords, quco.go).
 type wording interface {
 	// retrieved: why is the query's reason with its padding note.
