@@ -153,7 +153,6 @@ func ToFile(path string) bool { return path != "" && path != "-" }
 // Force) before anything is appended, and the examples recorded without error are skipped. Otherwise
 // every example runs and the lines go to stdout. Close the output to release the file.
 func OpenPredictions(path string, stdout io.Writer, examples []datasets.Example, o OutputOptions) (_ *Predictions, err error) {
-	var p *Predictions
 	if !ToFile(path) {
 		todo := make([]int, len(examples))
 		for i := range todo {
@@ -161,16 +160,15 @@ func OpenPredictions(path string, stdout io.Writer, examples []datasets.Example,
 		}
 		return &Predictions{W: stdout, Todo: todo}, nil
 	}
-	out := &Predictions{Path: path}
-	if out.lock, err = lockfile.Acquire(path); err != nil {
+	p := &Predictions{Path: path}
+	if p.lock, err = lockfile.Acquire(path); err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			out.Close()
+			p.Close()
 		}
 	}()
-	p = out
 	sc, err := scanRecords(path)
 	if err != nil {
 		return nil, fmt.Errorf("predict: resume %w", err)
