@@ -656,6 +656,9 @@ func TestQuCoFidelity(t *testing.T) {
 			if want := float64(min(1, ct.Retrievals)); c.wantErr == "" && r.pred.Signals["retrieved"] != want {
 				t.Errorf("signal retrieved %g, want %g", r.pred.Signals["retrieved"], want)
 			}
+			if c.retErr != nil && r.pred.Signals["retrieved"] != 0 {
+				t.Errorf("%s: signal retrieved %g when every retrieval failed, want 0 (QuCo-RAG's records count the retrievals made)", c.reason, r.pred.Signals["retrieved"])
+			}
 			for i, p := range r.seq.prompts {
 				if i < ct.Calls && !strings.Contains(p, "\nExamples:\n") {
 					t.Errorf("prompt #%d does not start with Examples:", i+1)
