@@ -13,7 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+	"modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/ragbench/ragbench/internal/transport"
 )
@@ -63,7 +64,8 @@ func Key(id Identity, req Request) [32]byte {
 
 // Store is a response store in one SQLite file (modernc.org/sqlite, pure Go, no cgo). It is safe for
 // concurrent use by many goroutines and by many processes sharing the file: SQLite's own file
-// locking, write-ahead logging and a busy timeout serialise writers while readers go on.
+// locking, write-ahead logging and a busy timeout serialise writers while readers go on; opening
+// retries the one-time set-up that SQLite refuses at once when another process holds the lock.
 type Store struct {
 	db   *sql.DB
 	get  *sql.Stmt
@@ -81,7 +83,7 @@ func OpenStore(path string) (*Store, error) {
 			return nil, fmt.Errorf("llm cache %s: %w", path, err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", path, busyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
@@ -98,7 +100,7 @@ func OpenStore(path string) (*Store, error) {
 		response TEXT NOT NULL,
 		created  INTEGER NOT NULL
 	) WITHOUT ROWID`
-	if _, err := db.Exec(schema); err != nil {
+	if err := retryBusy(func() error { _, err := db.Exec(schema); return err }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm cache %s: create schema: %w", path, err)
 	}
@@ -111,6 +113,29 @@ func OpenStore(path string) (*Store, error) {
 		return nil, fmt.Errorf("llm cache %s: prepare: %w", path, err)
 	}
 	return s, nil
+}
+
+// busyTimeout is how long a statement waits for another connection's lock before failing.
+const busyTimeout = 30 * time.Second
+
+// retryBusy runs setup until it does not fail with SQLITE_BUSY, for at most busyTimeout. The first
+// statement on a connection turns on WAL (the DSN's journal_mode pragma), which on a file still in
+// rollback mode rewrites its header in a read transaction upgraded to a write. SQLite answers that
+// upgrade SQLITE_BUSY at once, not after the busy timeout (waiting while holding the read lock could
+// deadlock), when another connection holds the write lock: as happens when several processes open a
+// new cache file together. The failed connection is discarded and its locks released, so running the
+// statement again on a new one succeeds once the other connection is done. The pragma and the schema
+// are idempotent.
+func retryBusy(setup func() error) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := setup()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+	}
 }
 
 // Path returns the file path.

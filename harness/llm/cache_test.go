@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/llm/llmtest"
@@ -153,6 +155,46 @@ func TestCacheModes(t *testing.T) {
 				t.Fatalf("%d rows, want %d", n, tc.wantRows)
 			}
 		})
+	}
+}
+
+// TestOpenStoreWhileFileLocked opens a new store while another connection holds the write lock of the
+// still rollback-journal file, as a second process does while the first creates the cache. Turning on
+// WAL rewrites the file header in a read transaction upgraded to a write; SQLite answers that upgrade
+// SQLITE_BUSY at once, without waiting out the busy timeout, so OpenStore must retry it.
+func TestOpenStoreWhileFileLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "locked.sqlite")
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil { // holds RESERVED
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, err := conn.ExecContext(ctx, "COMMIT")
+		released <- err
+	}()
+	st, err := llm.OpenStore(path)
+	if err != nil {
+		t.Fatalf("open while another connection holds the write lock: %v", err)
+	}
+	defer st.Close()
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	k := llm.Key(llm.Identity{}, llm.Request{Prompt: "p"})
+	if err := st.Put(ctx, k, llm.Identity{}, llm.Request{Prompt: "p"}, llm.Response{Text: "a"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
