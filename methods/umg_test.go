@@ -247,3 +247,72 @@ func TestUMGBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestUMGAnswerStep pins the generation and answer steps of the methods that answer from a retrieved
+// context, which run on the per-question core with UMG's wording: the components checked first; a
+// failed generation records no event and is worded "method NAME: generate: …"; the generated text
+// reaches the answer step as it came (not stripped); the answer step records no event and its error
+// is Finish's own; the only signal is ar@K.
+func TestUMGAnswerStep(t *testing.T) {
+	ctx := context.Background()
+	set := umgPrompts(t)
+	boom := fmt.Errorf("boom")
+	kinds := func(tr []methods.Event) string {
+		var k []string
+		for _, e := range tr {
+			k = append(k, e.Kind)
+		}
+		return strings.Join(k, " ")
+	}
+	cases := []struct {
+		reason, method, dataset string
+		settings                map[string]any
+		replies                 []methodtest.Reply
+		noPrompts               bool
+		wantErr, wantRaw        string
+		wantKinds, wantSignals  string
+	}{
+		{"the components are checked before the context step", "umg", "nq_open", map[string]any{"granularities": []int{2, 4, 8}}, nil, true,
+			"method umg needs a prompts, and none is configured", "", "", "map[]"},
+		{"a failed generation records no event and names the method", "standard-rag", "nq_open", map[string]any{"retrievers": []string{"bm25@2"}},
+			[]methodtest.Reply{{Err: boom}}, false,
+			"method standard-rag: generate: boom", "", "retrieve select", "map[ar@5:1]"},
+		{"the generated text goes to the answer step as it came, with no answer event", "umgp", "nq_open", map[string]any{"granularities": []int{2, 4, 8}},
+			[]methodtest.Reply{{Text: "  It was Ada. So the answer is Ada Lovelace.\n"}}, false,
+			"", "  It was Ada. So the answer is Ada Lovelace.\n", "experts fused promote select generate", "map[ar@5:0]"},
+		{"a failed answer completion is Finish's error, unwrapped", "hybrid", "2wikimultihopqa", nil,
+			[]methodtest.Reply{{Text: " It was Ada."}, {Err: boom}}, false,
+			"answer completion: boom", " It was Ada. So the answer is ", "retrieve retrieve fused select generate", "map[ar@5:0]"},
+	}
+	for _, c := range cases {
+		t.Run(c.reason, func(t *testing.T) {
+			m, err := methods.New(c.method, c.settings)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := methods.Env{Generator: &methodtest.Generator{Replies: c.replies}, Retrievers: umgHandRetrievers(true), Units: umgHandUnits(), Prompts: set}
+			if c.noPrompts {
+				env.Prompts = nil
+			}
+			ex := datasets.Example{ID: "q1", Dataset: c.dataset, Question: umgQuestion, Answers: []string{"Ada Lovelace"}}
+			p, err := m.Answer(ctx, env, ex)
+			if gotErr := fmt.Sprint(err); (c.wantErr == "" && err != nil) || (c.wantErr != "" && gotErr != c.wantErr) {
+				t.Fatalf("error %v, want %q", err, c.wantErr)
+			}
+			if p.Raw != c.wantRaw {
+				t.Errorf("raw %q, want %q", p.Raw, c.wantRaw)
+			}
+			if kinds(p.Trace) != c.wantKinds {
+				t.Errorf("trace %q, want %q", kinds(p.Trace), c.wantKinds)
+			}
+			if fmt.Sprint(p.Signals) != c.wantSignals {
+				t.Errorf("signals %v, want %s", p.Signals, c.wantSignals)
+			}
+			for _, e := range p.Trace {
+				if e.Kind == "generate" && (e.Reason != "" || e.Decision != "" || e.Round != 0) {
+					t.Errorf("generate event %+v: want its text alone", e)
+				}
+			}
+		})
+	}
+}
