@@ -12,14 +12,15 @@ import (
 	"github.com/ragbench/ragbench/methods/prompts"
 )
 
-// The per-question core of the methods that generate from the authors' prompt templates: the prompt
-// parts (template, demos, case), the trace and signals, and the calls to the components that record
-// what they did; and registerCore, which makes a method of a config and an answer function on it.
+// The per-question core of the methods that generate: the prompt parts (the authors' template,
+// demos and case, or prompts.Builder's prompt over a retrieved context), the trace and signals, and
+// the calls to the components that record what they did; and registerCore, which makes a method of a
+// config and an answer function on it.
 
-// core is one question's state, shared by every method of the package that generates from the
-// authors' prompt templates (the baselines, both FLARE variants, ITER-RETGEN, Web-Tool, QuCo-RAG): the
-// prompt parts, the trace, the signals, and the helpers that call the components and record what
-// they did.
+// core is one question's state, shared by every method of the package that generates (the
+// baselines, both FLARE variants, ITER-RETGEN, Web-Tool, QuCo-RAG, and UMG-RAG, UMGP-RAG and their
+// baselines through answerWithContext): the prompt parts, the trace, the signals, and the helpers
+// that call the components and record what they did.
 type core struct {
 	method   string
 	env      Env
@@ -35,6 +36,9 @@ type core struct {
 	// noPad keeps only the hits of a retrieval (QuCo-RAG's pad_top_k false); the default pads them
 	// to k with empty passages, as the authors' retriever does.
 	noPad bool
+	// asIs hands the generated text to the answer step as it came (answerWithContext); the default
+	// strips it, as the authors' runner does.
+	asIs bool
 	// words words the retrieve, generate and answer events and their errors.
 	words wording
 }
@@ -78,8 +82,9 @@ func (m *coreMethod[C]) Answer(ctx context.Context, env Env, ex datasets.Example
 
 // wording is how a method's trace and errors word the core's retrieve, generate and answer steps:
 // each of its functions completes the event the core made (Round, Kind, Query and IDs, or Text, set)
-// and returns err wrapped, or nil. coreWords is every method's but QuCo-RAG's, whose records keep their
-// own (qucoWords, quco.go).
+// and returns err wrapped, or nil; one that clears the event's Kind records none. coreWords is every
+// method's but QuCo-RAG's and the context methods', whose records keep their own (qucoWords,
+// quco.go; umgWords, umg.go).
 type wording interface {
 	// retrieved: why is the query's reason with its padding note.
 	retrieved(ev *Event, why string, err error) error
@@ -156,6 +161,17 @@ func (r *core) prompt(key string, shots int, needSet bool) (set string, err erro
 	return set, nil
 }
 
+// builtPrompt is the prompt of a method that answers from a retrieved context (answerWithContext),
+// in place of the template's parts: the dataset's exemplars (the authors' count; none for a dataset
+// without a set), the context block of passages and the question, as prompts.Builder builds them.
+func (r *core) builtPrompt(passages []string) (string, error) {
+	b, err := r.env.Prompts.Builder(prompts.Options{Exemplars: prompts.ExemplarSet(r.ex.Dataset), Shots: -1})
+	if err != nil {
+		return "", err
+	}
+	return b.Build(r.ex.Question, passages), nil
+}
+
 // demos returns the first shots exemplars of set (-1: the authors' count) as the authors' prompts
 // hold them: "Question: …\nAnswer: … So the answer is ….\n" each; "" for no set.
 func demos(p *prompts.Set, set string, shots int) (string, error) {
@@ -174,7 +190,11 @@ func demos(p *prompts.Set, set string, shots int) (string, error) {
 	return b.String(), nil
 }
 
+// event records e; an event without a Kind (one a wording cleared) is not recorded.
 func (r *core) event(e Event) {
+	if e.Kind == "" {
+		return
+	}
 	r.round = max(r.round, e.Round)
 	r.trace = append(r.trace, e)
 }
@@ -280,10 +300,13 @@ func (r *core) pred(raw string) Prediction {
 	return Prediction{Raw: raw, Trace: r.trace, Signals: r.signals}
 }
 
-// finish strips the generated text, as the authors' runner does, applies Finish and records the
-// "answer" event.
+// finish strips the generated text (unless asIs), as the authors' runner does, applies Finish and
+// records the "answer" event.
 func (r *core) finish(ctx context.Context, txt string, o FinishOptions) (Prediction, error) {
-	raw := strings.TrimSpace(txt)
+	raw := txt
+	if !r.asIs {
+		raw = strings.TrimSpace(txt)
+	}
 	final, ans, err := Finish(ctx, r.env, r.ex.Dataset, r.ex.Question, raw, o)
 	asked := o.Complete && prompts.ExemplarSet(r.ex.Dataset) != "" && needsCompletion(raw)
 	ev := Event{Round: r.round, Kind: "answer", Text: final}

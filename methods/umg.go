@@ -12,7 +12,6 @@ import (
 	"github.com/ragbench/ragbench/harness/llm"
 	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/fusion"
-	"github.com/ragbench/ragbench/methods/prompts"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -370,36 +369,56 @@ func (m *UMG) Answer(ctx context.Context, env Env, ex datasets.Example) (Predict
 	return answerWithContext(ctx, m, env, ex, m.cfg.MaxTokens, m.cfg.FinishOptions)
 }
 
-// answerWithContext runs a Contexter's retrieval, sets the "ar@K" signal (1 when a gold answer is a
-// substring of a context unit's text, both SQuAD-normalised; metrics.AnswerMatcher), and generates
-// once with the dataset's exemplars (HotpotQA, 2Wiki; none elsewhere), the context block and the
-// question (prompts.Builder), then applies Finish.
+// answerWithContext answers a Contexter's question on the per-question core: it checks the
+// components, runs the retrieval, sets the "ar@K" signal (1 when a gold answer is a substring of a
+// context unit's text, both SQuAD-normalised; metrics.AnswerMatcher), generates once from the
+// core's built prompt (the dataset's exemplars, the context block and the question; builtPrompt) and
+// makes the answer step with the generated text as it came. The trace and errors are worded as the
+// UMG family's records have them (umgWords); ar@K is the only signal.
 func answerWithContext(ctx context.Context, m Contexter, env Env, ex datasets.Example, maxTokens int, fo FinishOptions) (Prediction, error) {
-	var p Prediction
-	if err := env.Need(m.Name(), "generator", "prompts"); err != nil {
-		return p, err
+	r := newCore(m.Name(), env, ex)
+	r.words, r.signals, r.asIs = umgWords{coreWords{m.Name()}}, map[string]float64{}, true
+	if err := env.Need(r.method, "generator", "prompts"); err != nil {
+		return r.pred(""), err
 	}
 	units, trace, err := m.Context(ctx, env, ex)
-	p.Trace = trace
+	r.trace = append(r.trace, trace...)
 	if err != nil {
-		return p, err
+		return r.pred(""), err
 	}
-	p.Signals = map[string]float64{"ar@" + strconv.Itoa(m.K()): ContextAnswerRecall(units, ex.Answers)}
-	b, err := env.Prompts.Builder(prompts.Options{Exemplars: prompts.ExemplarSet(ex.Dataset), Shots: -1})
-	if err != nil {
-		return p, err
-	}
+	r.signals["ar@"+strconv.Itoa(m.K())] = ContextAnswerRecall(units, ex.Answers)
 	passages := make([]string, len(units))
 	for i, u := range units {
 		passages[i] = strings.Join(strings.Fields(u.Text), " ")
 	}
-	resp, err := env.Generator.Generate(ctx, llm.Request{Endpoint: llm.Completions, Prompt: b.Build(ex.Question, passages), MaxTokens: maxTokens})
+	prompt, err := r.builtPrompt(passages)
 	if err != nil {
-		return p, fmt.Errorf("method %s: generate: %w", m.Name(), err)
+		return r.pred(""), err
 	}
-	p.Trace = append(p.Trace, Event{Kind: "generate", Text: resp.Text})
-	p.Raw, p.Answer, err = Finish(ctx, env, ex.Dataset, ex.Question, resp.Text, fo)
-	return p, err
+	resp, err := r.generate(ctx, 0, prompt, maxTokens, false)
+	if err != nil {
+		return r.pred(""), err
+	}
+	return r.finish(ctx, resp.Text, fo)
+}
+
+// umgWords is the UMG family's wording of the core's steps (see core's wording; the context step
+// records its own retrievals): a "generate" event holds the text alone, and a failed generation
+// records none, its error "method NAME: generate: …"; the answer step records no event and returns
+// Finish's error as it is.
+type umgWords struct{ coreWords }
+
+func (w umgWords) generated(ev *Event, _ llm.Response, _ llm.Request, err error) error {
+	if err != nil {
+		ev.Kind = ""
+		return fmt.Errorf("method %s: generate: %w", w.method, err)
+	}
+	return nil
+}
+
+func (umgWords) answered(ev *Event, _, _ string, _ bool, err error) error {
+	ev.Kind = ""
+	return err
 }
 
 // ContextAnswerRecall is 1 when any gold answer occurs in any unit's text (SQuAD-normalised
