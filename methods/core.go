@@ -163,11 +163,16 @@ func (r *core) prompt(key string, shots int, needSet bool) (set string, err erro
 
 // builtPrompt is the prompt of a method that answers from a retrieved context (answerWithContext),
 // in place of the template's parts: the dataset's exemplars (the authors' count; none for a dataset
-// without a set), the context block of passages and the question, as prompts.Builder builds them.
-func (r *core) builtPrompt(passages []string) (string, error) {
+// without a set), the context block of the units' texts (white space folded) and the question, as
+// prompts.Builder builds them.
+func (r *core) builtPrompt(units []ContextUnit) (string, error) {
 	b, err := r.env.Prompts.Builder(prompts.Options{Exemplars: prompts.ExemplarSet(r.ex.Dataset), Shots: -1})
 	if err != nil {
 		return "", err
+	}
+	passages := make([]string, len(units))
+	for i, u := range units {
+		passages[i] = strings.Join(strings.Fields(u.Text), " ")
 	}
 	return b.Build(r.ex.Question, passages), nil
 }

@@ -387,11 +387,7 @@ func answerWithContext(ctx context.Context, m Contexter, env Env, ex datasets.Ex
 		return r.pred(""), err
 	}
 	r.signals["ar@"+strconv.Itoa(m.K())] = ContextAnswerRecall(units, ex.Answers)
-	passages := make([]string, len(units))
-	for i, u := range units {
-		passages[i] = strings.Join(strings.Fields(u.Text), " ")
-	}
-	prompt, err := r.builtPrompt(passages)
+	prompt, err := r.builtPrompt(units)
 	if err != nil {
 		return r.pred(""), err
 	}
