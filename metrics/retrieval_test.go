@@ -38,13 +38,13 @@ func TestRetrievalEvalWorked(t *testing.T) {
 	}
 	// 1: supporting-fact titles A and B; A at rank 2, B missing; the answer is at rank 2.
 	hp := datasets.Example{Question: "q1", SupportingFacts: []datasets.SupportingFact{{Title: "A"}, {Title: "B", SentID: 1}, {Title: "A", SentID: 2}}}
-	e.Add([]string{"Paris"}, GoldDocsOf(hp, nil), []Retrieved{{Title: "C", Text: "nothing"}, {Title: "A", Text: "in Paris."}})
+	e.Add(e.Score([]string{"Paris"}, GoldDocsOf(hp, nil), []Retrieved{{Title: "C", Text: "nothing"}, {Title: "A", Text: "in Paris."}}))
 	// 2: an NQ oracle passage, matched by text with white space collapsed, at rank 1 with the answer.
 	nq := datasets.Example{Question: "q2"}
 	oracle := map[string][]datasets.Passage{"q2": {{Text: "gold  passage\ntext"}}}
-	e.Add([]string{"gold"}, GoldDocsOf(nq, oracle), []Retrieved{{Title: "x", Text: "gold passage text"}})
+	e.Add(e.Score([]string{"gold"}, GoldDocsOf(nq, oracle), []Retrieved{{Title: "x", Text: "gold passage text"}}))
 	// 3: no gold documents known, no answer retrieved.
-	e.Add([]string{"zzz"}, GoldDocsOf(datasets.Example{Question: "q3"}, oracle), []Retrieved{{Text: "a"}, {Text: "b"}})
+	e.Add(e.Score([]string{"zzz"}, GoldDocsOf(datasets.Example{Question: "q3"}, oracle), []Retrieved{{Text: "a"}, {Text: "b"}}))
 	rows := e.Rows()
 	if e.Examples() != 3 {
 		t.Fatalf("examples %d, want 3", e.Examples())
@@ -72,7 +72,7 @@ func TestGoldDocsOf(t *testing.T) {
 		t.Error("an oracle key without passages gives no gold documents (no division by zero)")
 	}
 	g := GoldDocsOf(datasets.Example{Question: "q", SupportingFacts: []datasets.SupportingFact{{Title: "T"}}}, oracle)
-	if g == nil || !g.byTitle || !g.want["T"] || len(g.want) != 1 {
+	if g == nil || g.rule != GoldByDocument || !g.want["T"] || len(g.want) != 1 {
 		t.Errorf("supporting facts take precedence over the oracle: %+v", g)
 	}
 }
@@ -103,7 +103,7 @@ func TestRetrievalEvalBruteForce(t *testing.T) {
 		for _, g := range x.gold {
 			sf = append(sf, datasets.SupportingFact{Title: g})
 		}
-		e.Add(x.ans, GoldDocsOf(datasets.Example{SupportingFacts: sf}, nil), x.hits)
+		e.Add(e.Score(x.ans, GoldDocsOf(datasets.Example{SupportingFacts: sf}, nil), x.hits))
 		exs = append(exs, x)
 	}
 	for i, k := range ks {
@@ -147,5 +147,36 @@ func TestRetrievalEvalEmpty(t *testing.T) {
 	e, _ := NewRetrievalEval([]int{3})
 	if r := e.Rows()[0]; r.ARSubstring != 0 || r.GoldExamples != 0 || e.Examples() != 0 {
 		t.Fatalf("no examples: %+v", r)
+	}
+}
+
+// TestRetrievalGoldRules shows the three gold rules on the same items, and what tells them apart.
+func TestRetrievalGoldRules(t *testing.T) {
+	items := []Retrieved{
+		{DocID: "d1", Title: "Other", Text: "Paris is  big."},
+		{Title: "T2", Text: "Lyon."},
+	}
+	for _, c := range []struct {
+		gold      *RetrievalGold
+		found, of int
+		why       string
+	}{
+		{GoldDocuments(map[string]bool{"d1": true, "T2": true}), 2, 2, "by document: the first by its document id, the second (no id) by title"},
+		{GoldDocuments(map[string]bool{"Other": true, "T9": true}), 1, 2, "by document: a title matches when the id is not gold"},
+		{GoldPassages(GoldByPassage, []string{"Paris is big.", "Paris  is big.", "Intro. Lyon. More."}), 1, 2,
+			"by passage: equal text with white space collapsed; equal passages count once; a passage merely containing an item is not it"},
+		{GoldPassages(GoldByCoverage, []string{"Paris is big.", "Paris  is big.", "Intro. Lyon. More."}), 3, 3,
+			"by coverage: every listed passage counts, and one containing an item's text is found"},
+		{GoldPassages(GoldByCoverage, []string{"Nice."}), 0, 1, "by coverage: no item inside"},
+	} {
+		if f, of := c.gold.found(items); f != c.found || of != c.of {
+			t.Errorf("%s: found %d of %d, want %d of %d", c.why, f, of, c.found, c.of)
+		}
+	}
+	if GoldDocuments(nil) != nil || GoldPassages(GoldByCoverage, nil) != nil {
+		t.Error("no gold is unknown gold (nil), not a zero denominator")
+	}
+	if f, _ := GoldPassages(GoldByCoverage, []string{"x"}).found([]Retrieved{{Text: "  "}}); f != 0 {
+		t.Error("an empty unit text covers nothing")
 	}
 }

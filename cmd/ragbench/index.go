@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,7 +17,9 @@ import (
 	"github.com/ragbench/ragbench/harness/retrieval/dense"
 	"github.com/ragbench/ragbench/harness/retrieval/index"
 	"github.com/ragbench/ragbench/harness/retrieval/trec"
+	"github.com/ragbench/ragbench/harness/runner"
 	"github.com/ragbench/ragbench/internal/retry"
+	"github.com/ragbench/ragbench/methods"
 	"github.com/ragbench/ragbench/metrics"
 )
 
@@ -235,10 +238,6 @@ func retrievalEval(c *cli.Context) error {
 	if err != nil || len(ks) == 0 {
 		return usagef("--k: want cut-offs like 1,5,10,20")
 	}
-	eval, err := metrics.NewRetrievalEval(ks)
-	if err != nil {
-		return usagef("--k: %v", err)
-	}
 	format, err := cliutil.OutputFormat(c, "text", "json")
 	if err != nil {
 		return err
@@ -263,12 +262,16 @@ func retrievalEval(c *cli.Context) error {
 	if path != "" {
 		fmt.Fprintf(cliutil.InfoWriter(c), "gold passages from %s (%d questions)\n", path, len(oracle))
 	}
-	if err := index.Evaluate(c.Context, ix, eval, ds.Examples, oracle, func(done int) {
-		fmt.Fprintf(cliutil.InfoWriter(c), "retrieval-eval: %d/%d\n", done, len(ds.Examples))
-	}); err != nil {
+	opt := runner.ContextOptions{Ks: ks,
+		Gold: func(ex datasets.Example) *metrics.RetrievalGold { return metrics.GoldDocsOf(ex, oracle) },
+		Progress: func(done int) {
+			fmt.Fprintf(cliutil.InfoWriter(c), "retrieval-eval: %d/%d\n", done, len(ds.Examples))
+		}}
+	res, err := runner.EvalContexts(c.Context, runner.TopK{K: slices.Max(ks)}, methods.Env{Retriever: ix}, ds.Examples, opt)
+	if err != nil {
 		return err
 	}
-	rep := metrics.RetrievalReport{Dataset: ds.Name, Examples: eval.Examples(), Index: c.String("index"), Kind: ix.Kind, Rows: eval.Rows()}
+	rep := metrics.RetrievalReport{Dataset: ds.Name, Examples: res.Questions, Index: c.String("index"), Kind: ix.Kind, Rows: res.RetrievalRows()}
 	return rep.Write(c.App.Writer, format)
 }
 

@@ -91,15 +91,14 @@ func contextEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := runner.ContextOptions{Ks: ks}
 	oracle, path, err := datasets.GoldOracle(c.Context, c.String("nq-oracle"), ds.Layout)
 	if err != nil {
 		return err
 	}
 	if path != "" {
 		fmt.Fprintf(c.App.ErrWriter, "gold passages from %s (%d questions)\n", path, len(oracle))
-		opt.GoldPassages = func(ex datasets.Example) []datasets.Passage { return oracle[ex.Question] }
 	}
+	opt := runner.ContextOptions{Ks: ks, Gold: runner.UnitGold(oracle)}
 	w := c.App.Writer
 	for _, m := range ms {
 		rep, err := runner.EvalContexts(c.Context, m, env, ds.Examples, opt)

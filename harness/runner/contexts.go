@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ragbench/ragbench/datasets"
@@ -21,21 +20,17 @@ type ContextOptions struct {
 	// Ks are the cut-offs of AR@k and gold recall@k (default 1, 3, 5); cut-offs above the method's
 	// context size see the whole context.
 	Ks []int
-	// Gold returns an example's gold document ids or titles (nil: unknown, left out of the gold
-	// columns). Default DefaultGold. A context unit is gold when its document id (from Env.Units) or
-	// its title is in the set.
-	Gold func(ex datasets.Example) map[string]bool
-	// GoldPassages returns an example's gold passages when Gold gives none (NQ-open: the oracle
-	// passages, datasets.GoldOracle). A context unit covers a gold passage when its text, white space
-	// collapsed, lies inside the passage's (units are sentence windows of their documents); gold
-	// recall is then the share of gold passages covered.
-	GoldPassages func(ex datasets.Example) []datasets.Passage
+	// Gold returns an example's gold and the rule its units are matched by (nil: unknown, left out
+	// of the gold columns). Default UnitGold(nil).
+	Gold func(ex datasets.Example) *metrics.RetrievalGold
 	// Workers bounds the questions in flight (default 1: one at a time, so that the measured times
 	// are each question's own).
 	Workers int
+	// Progress, when set, is called after every 1000 questions with the count done.
+	Progress func(done int)
 }
 
-// DefaultGold is the default gold of EvalContexts: the titles of an example's supporting facts
+// DefaultGold is the gold documents of context-eval: the titles of an example's supporting facts
 // (HotpotQA, 2WikiMultihopQA); for nq_longdoc the title of the question's page (the document id
 // corpus.Pool gives it); otherwise nil (NQ-open's gold passages are not units).
 func DefaultGold(ex datasets.Example) map[string]bool {
@@ -54,16 +49,34 @@ func DefaultGold(ex datasets.Example) map[string]bool {
 	return g
 }
 
-// ContextRow is one cut-off of a retrieval-only evaluation, averaged over the questions.
+// UnitGold is context-eval's gold over unit indexes: DefaultGold's documents (metrics.GoldByDocument:
+// a unit's document id from Env.Units, else its title), and for an example without them its
+// question's oracle passages (NQ-open, datasets.GoldOracle; may be nil) matched by
+// metrics.GoldByCoverage, since units are sentence windows of the passages.
+func UnitGold(oracle map[string][]datasets.Passage) func(datasets.Example) *metrics.RetrievalGold {
+	return func(ex datasets.Example) *metrics.RetrievalGold {
+		if g := DefaultGold(ex); g != nil {
+			return metrics.GoldDocuments(g)
+		}
+		var texts []string
+		for _, p := range oracle[ex.Question] {
+			texts = append(texts, prompts.PassageText(p))
+		}
+		return metrics.GoldPassages(metrics.GoldByCoverage, texts)
+	}
+}
+
+// ContextRow is one cut-off of a retrieval-only evaluation, averaged over the questions: a
+// metrics.RetrievalRow (which see) under context-eval's JSON names.
 type ContextRow struct {
 	K int `json:"k"`
-	// AR is AR@k: the share of questions with a gold answer in the first k context units
+	// ARSubstring is AR@k: the share of questions with a gold answer in the first k context units
 	// (metrics.AnswerRecall, SQuAD-normalised substring).
-	AR float64 `json:"ar"`
+	ARSubstring float64 `json:"ar"`
 	// ARTokens is AR@k with DPR's token-run match (metrics.MatchTokens).
 	ARTokens float64 `json:"ar_tokens"`
-	// GoldRecall is the mean share of an example's gold documents among the first k units' documents,
-	// GoldAll the share of examples with all of them, over GoldExamples examples with known gold.
+	// GoldRecall is the mean share of an example's gold among the first k units, GoldAll the share
+	// of examples with all of it, over GoldExamples examples with known gold.
 	GoldRecall   float64 `json:"gold_recall"`
 	GoldAll      float64 `json:"gold_all"`
 	GoldExamples int     `json:"gold_examples"`
@@ -86,36 +99,68 @@ type ContextReport struct {
 	FusionP95        float64 `json:"fusion_ms_p95"`
 }
 
-// contextScore is one question's retrieval-only evaluation: per cut-off, AR@k by both rules and, when
-// its gold is known, gold recall and whether all of it was found.
-type contextScore struct {
-	ar, arTokens, goldRecall []float64
-	goldAll                  []bool
-	gold                     bool
-	units                    int
-	total, retrieval         time.Duration
+// RetrievalRows returns the rows as metrics.RetrievalRow, for retrieval-eval's report.
+func (r ContextReport) RetrievalRows() []metrics.RetrievalRow {
+	out := make([]metrics.RetrievalRow, len(r.Rows))
+	for i, row := range r.Rows {
+		out[i] = metrics.RetrievalRow(row)
+	}
+	return out
 }
 
-// EvalContexts is the runner's retrieval-only mode: the method's context step (methods.Contexter)
-// on every example through the runner's question loop, without a generator, scored by AR@k and
-// gold-document recall@k, with the preprocessing time per question. env is instrumented per question
-// here; pass it uninstrumented. A question whose context fails stops the evaluation with its error.
-func EvalContexts(ctx context.Context, m methods.Contexter, env methods.Env, examples []datasets.Example, o ContextOptions) (ContextReport, error) {
+// ContextMethod is what EvalContexts evaluates: a methods.Contexter, or TopK for a plain retriever.
+type ContextMethod interface {
+	Name() string
+	Context(ctx context.Context, env methods.Env, ex datasets.Example) ([]methods.ContextUnit, []methods.Event, error)
+}
+
+// TopK is the context of a plain retriever: Env.Retriever's top K passages for the question, as
+// `ragbench retrieval-eval` evaluates an index.
+type TopK struct{ K int }
+
+// Name is "top-k".
+func (TopK) Name() string { return "top-k" }
+
+// Context retrieves the question's top K passages from env.Retriever, best first.
+func (t TopK) Context(ctx context.Context, env methods.Env, ex datasets.Example) ([]methods.ContextUnit, []methods.Event, error) {
+	hits, err := env.Retriever.Retrieve(ctx, ex.Question, t.K)
+	if err != nil {
+		return nil, nil, err
+	}
+	cu := make([]methods.ContextUnit, len(hits))
+	for i, h := range hits {
+		cu[i] = methods.ContextUnit{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score}
+	}
+	return cu, nil, nil
+}
+
+// contextScore is one question's retrieval-only evaluation, with its context size and times.
+type contextScore struct {
+	score            metrics.RetrievalScore
+	units            int
+	total, retrieval time.Duration
+}
+
+// EvalContexts is the runner's retrieval-only mode: the method's context step on every example
+// through the runner's question loop, without a generator, scored by metrics.RetrievalEval (AR@k by
+// both rules, gold recall@k by o.Gold's rule), with the preprocessing time per question. A unit's
+// document is looked up in env.Units when set. env is instrumented per question here; pass it
+// uninstrumented. A question whose context fails stops the evaluation with its error.
+func EvalContexts(ctx context.Context, m ContextMethod, env methods.Env, examples []datasets.Example, o ContextOptions) (ContextReport, error) {
 	if len(o.Ks) == 0 {
 		o.Ks = []int{1, 3, 5}
 	}
-	ks := slices.Clone(o.Ks)
-	sort.Ints(ks)
-	if ks[0] < 1 {
-		return ContextReport{}, fmt.Errorf("retrieval eval: cut-off %d, want positive cut-offs", ks[0])
+	if k := slices.Min(o.Ks); k < 1 {
+		return ContextReport{}, fmt.Errorf("retrieval eval: cut-off %d, want positive cut-offs", k)
+	}
+	eval, err := metrics.NewRetrievalEval(o.Ks)
+	if err != nil {
+		return ContextReport{}, err
 	}
 	if o.Gold == nil {
-		o.Gold = DefaultGold
+		o.Gold = UnitGold(nil)
 	}
-	rep := ContextReport{Method: m.Name(), Rows: make([]ContextRow, len(ks))}
-	for i, k := range ks {
-		rep.Rows[i].K = k
-	}
+	rep := ContextReport{Method: m.Name()}
 	do := func(ctx context.Context, i int) (contextScore, error) {
 		ex := examples[i]
 		ienv, meter := methods.Instrument(env)
@@ -125,9 +170,17 @@ func EvalContexts(ctx context.Context, m methods.Contexter, env methods.Env, exa
 		if err != nil {
 			return contextScore{}, fmt.Errorf("retrieval eval %s: example %s: %w", m.Name(), ex.ID, err)
 		}
-		s := scoreContext(ex, cu, env.Units, ks, o)
-		s.total, s.retrieval = total, meter.Timings()[methods.StageRetrieval]
-		return s, nil
+		items := make([]metrics.Retrieved, len(cu))
+		for j, u := range cu {
+			items[j] = metrics.Retrieved{Title: u.Title, Text: u.Text}
+			if env.Units != nil {
+				if un, ok := env.Units.Unit(u.ID); ok {
+					items[j].DocID = un.DocID
+				}
+			}
+		}
+		return contextScore{score: eval.Score(ex.Answers, o.Gold(ex), items), units: len(cu),
+			total: total, retrieval: meter.Timings()[methods.StageRetrieval]}, nil
 	}
 	var pre, ret, fus []float64
 	units := 0
@@ -136,97 +189,23 @@ func EvalContexts(ctx context.Context, m methods.Contexter, env methods.Env, exa
 		ret = append(ret, msf(s.retrieval))
 		fus = append(fus, msf(s.total-s.retrieval))
 		units += s.units
-		for i := range rep.Rows {
-			row := &rep.Rows[i]
-			row.AR += s.ar[i]
-			row.ARTokens += s.arTokens[i]
-			if !s.gold {
-				continue
-			}
-			row.GoldRecall += s.goldRecall[i]
-			if s.goldAll[i] {
-				row.GoldAll++
-			}
-			row.GoldExamples++
+		eval.Add(s.score)
+		if rep.Questions++; o.Progress != nil && rep.Questions%1000 == 0 {
+			o.Progress(rep.Questions)
 		}
-		rep.Questions++
 		return nil
 	}
-	if err := eachQuestion(ctx, len(examples), max(o.Workers, 1), do, emit); err != nil {
+	err = eachQuestion(ctx, len(examples), max(o.Workers, 1), do, emit)
+	for _, row := range eval.Rows() {
+		rep.Rows = append(rep.Rows, ContextRow(row))
+	}
+	if err != nil {
 		return rep, err
 	}
-	n := float64(max(rep.Questions, 1))
-	for i := range rep.Rows {
-		row := &rep.Rows[i]
-		row.AR /= n
-		row.ARTokens /= n
-		if row.GoldExamples > 0 {
-			row.GoldRecall /= float64(row.GoldExamples)
-			row.GoldAll /= float64(row.GoldExamples)
-		}
-	}
-	rep.MeanUnits = float64(units) / n
+	rep.MeanUnits = float64(units) / float64(max(rep.Questions, 1))
 	rep.PreprocessingP50, rep.PreprocessingP95 = quantile(pre, .5), quantile(pre, .95)
 	rep.RetrievalP50, rep.FusionP50, rep.FusionP95 = quantile(ret, .5), quantile(fus, .5), quantile(fus, .95)
 	return rep, nil
-}
-
-// scoreContext scores one question's context units at the cut-offs ks: AR@k by both rules, and gold
-// recall by document (o.Gold, a unit's document from store or its title) or, when the example has no
-// gold documents, by the gold passages its units' texts lie in (o.GoldPassages).
-func scoreContext(ex datasets.Example, cu []methods.ContextUnit, store methods.UnitStore, ks []int, o ContextOptions) contextScore {
-	s := contextScore{units: len(cu), ar: make([]float64, len(ks)), arTokens: make([]float64, len(ks)),
-		goldRecall: make([]float64, len(ks)), goldAll: make([]bool, len(ks))}
-	texts := make([]string, len(cu))
-	for i, u := range cu {
-		texts[i] = u.Text
-	}
-	sub := metrics.NewAnswerMatcher(metrics.MatchSubstring, ex.Answers)
-	tok := metrics.NewAnswerMatcher(metrics.MatchTokens, ex.Answers)
-	gold := o.Gold(ex)
-	var passages []string
-	if len(gold) == 0 && o.GoldPassages != nil {
-		for _, p := range o.GoldPassages(ex) {
-			passages = append(passages, collapse(prompts.PassageText(p)))
-		}
-	}
-	s.gold = len(passages) > 0 || len(gold) > 0
-	for i, k := range ks {
-		s.ar[i] = metrics.AnswerRecall(sub, texts, k)
-		s.arTokens[i] = metrics.AnswerRecall(tok, texts, k)
-		if len(passages) > 0 {
-			covered := 0
-			for _, p := range passages {
-				for _, t := range texts[:min(k, len(texts))] {
-					if t = collapse(t); t != "" && strings.Contains(p, t) {
-						covered++
-						break
-					}
-				}
-			}
-			s.goldRecall[i] = float64(covered) / float64(len(passages))
-			s.goldAll[i] = covered == len(passages)
-			continue
-		}
-		if len(gold) == 0 {
-			continue
-		}
-		found := map[string]bool{}
-		for _, u := range cu[:min(k, len(cu))] {
-			doc := u.Title
-			if store != nil {
-				if un, ok := store.Unit(u.ID); ok && gold[un.DocID] {
-					doc = un.DocID
-				}
-			}
-			if gold[doc] {
-				found[doc] = true
-			}
-		}
-		s.goldRecall[i] = float64(len(found)) / float64(len(gold))
-		s.goldAll[i] = len(found) == len(gold)
-	}
-	return s
 }
 
 // WriteText writes the report readably: a line with the method, the dataset, the question count, the
@@ -236,11 +215,9 @@ func (r ContextReport) WriteText(w io.Writer, dataset string) {
 		r.Method, dataset, r.Questions, r.MeanUnits, r.PreprocessingP50, r.PreprocessingP95, r.RetrievalP50, r.FusionP50)
 	fmt.Fprintf(w, "  k  AR@k   AR@k(tokens)  gold recall  gold all  gold n\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "  %-2d %.3f  %.3f         %.3f        %.3f     %d\n", row.K, row.AR, row.ARTokens, row.GoldRecall, row.GoldAll, row.GoldExamples)
+		fmt.Fprintf(w, "  %-2d %.3f  %.3f         %.3f        %.3f     %d\n", row.K, row.ARSubstring, row.ARTokens, row.GoldRecall, row.GoldAll, row.GoldExamples)
 	}
 }
-
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/ragbench/ragbench/datasets"
 	"github.com/ragbench/ragbench/harness/corpus"
+	"github.com/ragbench/ragbench/harness/retrieval"
 	"github.com/ragbench/ragbench/harness/retrieval/unitindex"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/methods"
+	"github.com/ragbench/ragbench/metrics"
 )
 
 // ctxStub is a Contexter with a fixed context per question.
@@ -46,17 +49,17 @@ func TestEvalContextsGold(t *testing.T) {
 		{Title: "Q", Text: "Unrelated."},
 	}}
 	rep, err := EvalContexts(context.Background(), stub, methods.Env{}, exs, ContextOptions{Ks: []int{1, 2, 3},
-		GoldPassages: func(ex datasets.Example) []datasets.Passage { return passages[ex.Question] }})
+		Gold: UnitGold(passages)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []ContextRow{
 		// k=1: q1 no Lyon, gold A of {A,C}; q2 no Paris, no passage covered.
-		{K: 1, AR: 0, ARTokens: 0, GoldRecall: (0.5 + 0) / 2, GoldAll: 0, GoldExamples: 2},
+		{K: 1, ARSubstring: 0, ARTokens: 0, GoldRecall: (0.5 + 0) / 2, GoldAll: 0, GoldExamples: 2},
 		// k=2: q1 Lyon, A; q2 Paris, passage P of {P,Q}.
-		{K: 2, AR: 1, ARTokens: 1, GoldRecall: (0.5 + 0.5) / 2, GoldAll: 0, GoldExamples: 2},
+		{K: 2, ARSubstring: 1, ARTokens: 1, GoldRecall: (0.5 + 0.5) / 2, GoldAll: 0, GoldExamples: 2},
 		// k=3: q1 A and C: all.
-		{K: 3, AR: 1, ARTokens: 1, GoldRecall: (1 + 0.5) / 2, GoldAll: 0.5, GoldExamples: 2},
+		{K: 3, ARSubstring: 1, ARTokens: 1, GoldRecall: (1 + 0.5) / 2, GoldAll: 0.5, GoldExamples: 2},
 	}
 	for i, w := range want {
 		if rep.Rows[i] != w {
@@ -74,7 +77,7 @@ func TestEvalContextsGold(t *testing.T) {
 func TestContextReportWriteText(t *testing.T) {
 	var b bytes.Buffer
 	ContextReport{Method: "umg", Questions: 2, MeanUnits: 3.5, PreprocessingP50: 1, PreprocessingP95: 2, RetrievalP50: 0.5, FusionP50: 0.25,
-		Rows: []ContextRow{{K: 1, AR: 0.5, ARTokens: 0.5, GoldRecall: 1, GoldAll: 1, GoldExamples: 2}}}.WriteText(&b, "hotpotqa")
+		Rows: []ContextRow{{K: 1, ARSubstring: 0.5, ARTokens: 0.5, GoldRecall: 1, GoldAll: 1, GoldExamples: 2}}}.WriteText(&b, "hotpotqa")
 	want := "umg on hotpotqa (2 questions, 3.5 units per context): preprocessing p50 1.00 ms, p95 2.00 ms; in retrieval p50 0.50 ms; fusion p50 0.250 ms\n" +
 		"  k  AR@k   AR@k(tokens)  gold recall  gold all  gold n\n" +
 		"  1  0.500  0.500         1.000        1.000     2\n"
@@ -123,7 +126,7 @@ func TestEvalContextsUMG(t *testing.T) {
 			}
 			ar += methods.ContextAnswerRecall(cu, ex.Answers)
 		}
-		if got := rep.Rows[1].AR; math.Abs(got-ar/float64(len(exs))) > 1e-12 || rep.Questions != 50 {
+		if got := rep.Rows[1].ARSubstring; math.Abs(got-ar/float64(len(exs))) > 1e-12 || rep.Questions != 50 {
 			t.Errorf("%s: AR@5 %v, want %v", name, got, ar/float64(len(exs)))
 		}
 		if rep.Rows[1].GoldExamples != 50 || rep.Rows[1].GoldRecall <= 0 || rep.Rows[0].GoldRecall > rep.Rows[1].GoldRecall {
@@ -131,5 +134,52 @@ func TestEvalContextsUMG(t *testing.T) {
 		}
 		b, _ := json.Marshal(rep)
 		t.Logf("%s", b)
+	}
+}
+
+// fixedRetriever answers every question with the same passages, or fails on "fail".
+type fixedRetriever []retrieval.Hit
+
+func (f fixedRetriever) Retrieve(_ context.Context, q string, k int) ([]retrieval.Hit, error) {
+	if q == "fail" {
+		return nil, errors.New("boom")
+	}
+	return f[:min(k, len(f))], nil
+}
+
+// TestEvalContextsTopK is retrieval-eval's loop: a plain retriever's top k through EvalContexts, with
+// retrieval-eval's gold (metrics.GoldDocsOf) and progress every 1000 questions.
+func TestEvalContextsTopK(t *testing.T) {
+	env := methods.Env{Retriever: fixedRetriever{{Title: "A", Text: "Paris is in France"}, {Title: "B", Text: "Berlin"}}}
+	examples := make([]datasets.Example, 2000)
+	for i := range examples {
+		examples[i] = datasets.Example{ID: "x", Question: "q", Answers: []string{"Berlin"},
+			SupportingFacts: []datasets.SupportingFact{{Title: "B"}}}
+	}
+	var calls []int
+	opt := ContextOptions{Ks: []int{2, 1}, Progress: func(n int) { calls = append(calls, n) },
+		Gold: func(ex datasets.Example) *metrics.RetrievalGold { return metrics.GoldDocsOf(ex, nil) }}
+	rep, err := EvalContexts(context.Background(), TopK{K: 2}, env, examples, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := rep.RetrievalRows()
+	cases := []struct {
+		ok  bool
+		why string
+	}{
+		{rep.Questions == 2000 && rep.MeanUnits == 2, "every example evaluated, two passages each"},
+		{rows[0].K == 1 && rows[0].ARSubstring == 0 && rows[1].ARSubstring == 1, "the answer is in the second passage: AR@1 0, AR@2 1"},
+		{rows[0].GoldRecall == 0 && rows[1].GoldRecall == 1 && rows[1].GoldExamples == 2000, "the gold title is the second hit"},
+		{len(calls) == 2 && calls[0] == 1000 && calls[1] == 2000, "progress every 1000 examples"},
+	}
+	for _, c := range cases {
+		if !c.ok {
+			t.Errorf("%s: rows %+v, progress %v", c.why, rows, calls)
+		}
+	}
+	bad := []datasets.Example{{ID: "e7", Question: "fail"}}
+	if _, err := EvalContexts(context.Background(), TopK{K: 2}, env, bad, opt); err == nil || !strings.Contains(err.Error(), "example e7") {
+		t.Errorf("a failing retrieval: %v, want an error naming the example", err)
 	}
 }
