@@ -51,10 +51,14 @@
 //     w(s) = the lower-cased DPR SimpleTokenizer tokens of NFD(s) (text.MatchWords), w(g) occurs as
 //     a contiguous run in w(d). An answer with no tokens matches every passage, as in DPR.
 //
-// RetrievalEval averages AR@k of both rules over examples and, for examples whose gold documents are
-// known (GoldDocsOf: HotpotQA/2Wiki supporting-fact titles, or NQ oracle passages matched by text
-// with white space collapsed), gold-document recall@k = |gold ∩ top k| / |gold| and the share of
-// examples with every gold document in the top k.
+// RetrievalEval, the one scorer of a question's ranked passages or units (retrieval-eval and
+// context-eval), averages AR@k of both rules over examples and, for examples whose gold is known,
+// gold recall@k = |gold found in the top k| / |gold| and the share of examples with all of it found.
+// The gold (RetrievalGold) names its match rule: GoldByDocument (an item's document id, else its
+// title, in a set: HotpotQA/2Wiki supporting-fact titles), GoldByPassage (an item's text, white space
+// collapsed, equal to a gold passage's: NQ oracle passages over a passage index; GoldDocsOf gives
+// these two) and GoldByCoverage (a gold passage is found when some item's text lies inside it: NQ
+// oracle passages over sentence units).
 //
 // # PubMedQA
 //
