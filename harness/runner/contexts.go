@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -123,6 +124,9 @@ func (TopK) Name() string { return "top-k" }
 
 // Context retrieves the question's top K passages from env.Retriever, best first.
 func (t TopK) Context(ctx context.Context, env methods.Env, ex datasets.Example) ([]methods.ContextUnit, []methods.Event, error) {
+	if env.Retriever == nil {
+		return nil, nil, errors.New("top-k: no retriever (Env.Retriever)")
+	}
 	hits, err := env.Retriever.Retrieve(ctx, ex.Question, t.K)
 	if err != nil {
 		return nil, nil, err

@@ -182,4 +182,7 @@ func TestEvalContextsTopK(t *testing.T) {
 	if _, err := EvalContexts(context.Background(), TopK{K: 2}, env, bad, opt); err == nil || !strings.Contains(err.Error(), "example e7") {
 		t.Errorf("a failing retrieval: %v, want an error naming the example", err)
 	}
+	if _, err := EvalContexts(context.Background(), TopK{K: 2}, methods.Env{}, examples[:1], opt); err == nil || !strings.Contains(err.Error(), "no retriever") {
+		t.Errorf("no retriever: %v, want an error saying so", err)
+	}
 }
