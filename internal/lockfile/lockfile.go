@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,6 +21,11 @@ type Lock struct {
 	f    *os.File
 	path string
 }
+
+// held keeps every acquired Lock reachable until Release. The lock lives in the open file, and an
+// *os.File that becomes garbage is closed by its finaliser: without this, a Lock its caller no longer
+// refers to (held for the process's life) would be dropped at whichever garbage collection came next.
+var held sync.Map // *Lock -> struct{}
 
 // HeldError says that another process holds the lock.
 type HeldError struct {
@@ -35,8 +41,9 @@ func (e *HeldError) Error() string {
 	return fmt.Sprintf("%s is being written by %s; wait for it to finish or stop it (two writers would corrupt the file)", e.Path, h)
 }
 
-// Acquire locks path for writing by this process. It does not block: if another process holds the
-// lock it returns a *HeldError naming that process.
+// Acquire locks path for writing by this process until Release or the process's exit, whether or not
+// the caller keeps the *Lock. It does not block: if another process holds the lock it returns a
+// *HeldError naming that process.
 func Acquire(path string) (*Lock, error) {
 	lp := path + ".lock"
 	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
@@ -55,7 +62,9 @@ func Acquire(path string) (*Lock, error) {
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(info), 0)
 	}
-	return &Lock{f: f, path: path}, nil
+	l := &Lock{f: f, path: path}
+	held.Store(l, struct{}{})
+	return l, nil
 }
 
 // Release gives the lock up. The lock file stays (an empty holder line), harmless to later writers.
@@ -66,5 +75,6 @@ func (l *Lock) Release() error {
 	l.f.Truncate(0)
 	err := l.f.Close()
 	l.f = nil
+	held.Delete(l)
 	return err
 }

@@ -5,17 +5,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSecondWriterRefused takes the lock in a child process and checks that this process is refused
-// with the child named, and that the lock is free once the child is killed.
+// with the child named, and that the lock is free once the child is killed. The child drops its *Lock
+// and collects garbage: the lock must last until the process exits all the same (the os.File's
+// finaliser used to close it at the next collection, and this test failed when one came in time).
 func TestSecondWriterRefused(t *testing.T) {
 	if os.Getenv("LOCKFILE_CHILD") != "" {
 		if _, err := Acquire(os.Getenv("LOCKFILE_CHILD")); err != nil {
 			os.Exit(3)
 		}
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond) // let the finaliser goroutine run
+		runtime.GC()
 		os.Stdout.WriteString("locked\n")
 		select {}
 	}
