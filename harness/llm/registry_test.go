@@ -85,17 +85,29 @@ func TestCacheFollowerSurvivesLeaderCancel(t *testing.T) {
 	leaderCtx, cancelLeader := context.WithCancel(context.Background())
 	leaderErr := make(chan error, 1)
 	go func() { _, err := cache.Generate(leaderCtx, req); leaderErr <- err }()
-	time.Sleep(30 * time.Millisecond)
+	// Wait (not sleep) for each step, so that a loaded machine cannot reorder them: the leader is in
+	// the generator, the follower waits for it, the leader is cancelled, the follower asks again.
+	waitFor(t, "the leader to call the generator", func() bool { return g.calls.Load() == 1 })
 	followerErr := make(chan error, 1)
 	go func() { _, err := cache.Generate(context.Background(), req); followerErr <- err }()
-	time.Sleep(30 * time.Millisecond)
+	waitFor(t, "the follower to wait for the leader", func() bool { return cache.Stats().Shared == 1 })
 	cancelLeader()
 	if err := <-leaderErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("leader error %v", err)
 	}
-	time.Sleep(30 * time.Millisecond)
+	waitFor(t, "the follower to ask again", func() bool { return g.calls.Load() == 2 })
 	close(g.block)
 	if err := <-followerErr; err != nil {
 		t.Fatalf("follower failed with the leader's cancellation: %v", err)
+	}
+}
+
+// waitFor polls cond until it holds, failing after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
 	}
 }
