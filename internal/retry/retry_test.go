@@ -41,8 +41,9 @@ func TestSleepStopsOnCancel(t *testing.T) {
 	if err := Sleep(ctx, time.Hour); err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if time.Since(start) > 100*time.Millisecond {
-		t.Fatal("Sleep did not return promptly on a cancelled context")
+	// Sleeping out the hour is the bug; 5 s leaves a loaded machine room (100 ms did not always).
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Sleep returned %v after a cancelled context", el)
 	}
 	if err := Sleep(context.Background(), time.Millisecond); err != nil {
 		t.Fatal(err)
