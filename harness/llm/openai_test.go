@@ -389,7 +389,7 @@ func TestCancellationStopsPromptly(t *testing.T) {
 			case err := <-errc:
 				// Every wait here is 5 s or more (slow reply, Retry-After 30, a 5 s slot holder, one
 				// request a minute): 1 s tells a cancelled wait from a waited-out one with room for a
-				// loaded machine (100 ms did not always).
+				// loaded machine (it was 100 ms).
 				if el := time.Since(start); el > time.Second {
 					t.Fatalf("returned %v after cancel", el)
 				}

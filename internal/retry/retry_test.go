@@ -41,7 +41,7 @@ func TestSleepStopsOnCancel(t *testing.T) {
 	if err := Sleep(ctx, time.Hour); err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	// Sleeping out the hour is the bug; 5 s leaves a loaded machine room (100 ms did not always).
+	// Sleeping out the hour is the bug; 5 s leaves a loaded machine room (it was 100 ms).
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("Sleep returned %v after a cancelled context", el)
 	}
