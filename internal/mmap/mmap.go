@@ -16,6 +16,12 @@ func Unmap(b []byte) error {
 	return unmapFile(b)
 }
 
+// WillNeed tells the kernel that bytes [off, off+n) of a slice returned by Map will be read soon, so
+// that pages not in memory are read ahead, concurrently with the caller's other hints, instead of one
+// page fault at a time when they are touched. It is only a hint: it never fails, and it does nothing
+// for a slice that is not a whole mapping or where the platform has no mmap.
+func WillNeed(b []byte, off, n int) { willNeed(b, off, n) }
+
 // UnmapAll releases every slice of maps (as Unmap) and returns the first error; it tries them all.
 func UnmapAll(maps [][]byte) error {
 	var first error

@@ -58,3 +58,45 @@ func TestUnmapAll(t *testing.T) {
 		t.Fatalf("UnmapAll(nil): %v", err)
 	}
 }
+
+// TestWillNeed checks that the hint accepts every range a caller may give, in bounds or not, on a
+// mapping and on a slice that is not one, and leaves the bytes as they are.
+func TestWillNeed(t *testing.T) {
+	body := make([]byte, 3*os.Getpagesize()+100)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Map(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(b)
+	ps := os.Getpagesize()
+	cases := []struct {
+		name   string
+		b      []byte
+		off, n int
+	}{
+		{"a row inside one page", b, 10, 100},
+		{"a row across a page boundary", b, ps - 8, 64},
+		{"a row running past the end", b, len(b) - 10, 100},
+		{"an offset past the end", b, len(b) + 5, 10},
+		{"a negative offset", b, -1, 10},
+		{"an empty range", b, 0, 0},
+		{"a sub-slice that does not start on a page", b[1:], 0, 10},
+		{"an empty slice", nil, 0, 10},
+		{"a heap slice", make([]byte, 50), 5, 10},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			WillNeed(tc.b, tc.off, tc.n)
+		})
+	}
+	if string(b) != string(body) {
+		t.Fatal("the mapping changed")
+	}
+}

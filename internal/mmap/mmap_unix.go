@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 func mapFile(path string) ([]byte, error) {
@@ -33,3 +34,13 @@ func mapFile(path string) ([]byte, error) {
 }
 
 func unmapFile(b []byte) error { return syscall.Munmap(b) }
+
+var pageSize = os.Getpagesize()
+
+func willNeed(b []byte, off, n int) {
+	if n <= 0 || off < 0 || off >= len(b) || uintptr(unsafe.Pointer(&b[0]))%uintptr(pageSize) != 0 {
+		return
+	}
+	start := off &^ (pageSize - 1)
+	_ = syscall.Madvise(b[start:min(len(b), off+n)], syscall.MADV_WILLNEED)
+}

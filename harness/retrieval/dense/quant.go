@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ragbench/ragbench/harness/retrieval/dense/internal/i8dot"
+	"github.com/ragbench/ragbench/internal/mmap"
 )
 
 // The int8 search form, written beside vectors.f32 when an index is built with BuildOptions.Int8:
@@ -221,6 +222,15 @@ func (ix *Index) scanInt8(ctx context.Context, qs []float32, nq, r int) ([]*topK
 // rescore replaces each query's int8 candidates by their exact float32 scores and keeps the top k.
 func (ix *Index) rescore(qs []float32, cands []*topK, k int) []*topK {
 	dim := ix.meta.Dim
+	// Each candidate's row is read below by one search thread, one page fault at a time; asking for
+	// every row first lets the kernel read the rows not in the page cache concurrently.
+	if raw := ix.vecRaw; raw != nil {
+		for _, c := range cands {
+			for _, r := range c.h {
+				mmap.WillNeed(raw, r.Row*dim*4, dim*4)
+			}
+		}
+	}
 	out := make([]*topK, len(cands))
 	parts := max(1, min(runtime.GOMAXPROCS(0), len(cands)/4))
 	var wg sync.WaitGroup
