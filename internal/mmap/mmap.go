@@ -1,5 +1,6 @@
-// Package mmap maps whole files read-only into memory, for the on-disk indexes (ngram, bm25, dense).
-// Where the platform has no mmap, a file is read into memory instead, with the same API.
+// Package mmap maps whole files read-only into memory, for the on-disk indexes (ngram, bm25, dense),
+// and passes the kernel read-ahead hints for parts of a mapping (WillNeed). Where the platform has no
+// mmap, a file is read into memory instead, with the same API, and hints do nothing.
 //
 // It does not write or grow files.
 package mmap
