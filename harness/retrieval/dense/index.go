@@ -29,7 +29,6 @@ type Index struct {
 	meta     Meta
 	emb      Embedder
 	vecs     []float32 // count × dim, memory-mapped
-	vecRaw   []byte    // the mapping of vectors.f32 that vecs views
 	offs     []byte    // (count+1) × uint64
 	docs     []byte
 	maps     [][]byte // the mapped files, released by Close
@@ -121,7 +120,6 @@ func OpenWith(dir string, emb Embedder, opt OpenOptions) (*Index, error) {
 	}
 	if v := mapped[vectorsFile]; len(v) > 0 {
 		ix.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&v[0])), len(v)/4)
-		ix.vecRaw = v
 	}
 	ix.offs, ix.docs = mapped[offsetsFile], mapped[docsFile]
 	if m.Quantization == QuantInt8 {
@@ -182,7 +180,7 @@ func nativeBigEndian() bool {
 // Close unmaps the index files.
 func (ix *Index) Close() error {
 	err := mmap.UnmapAll(ix.maps)
-	ix.maps, ix.vecs, ix.vecRaw, ix.offs, ix.docs = nil, nil, nil, nil, nil
+	ix.maps, ix.vecs, ix.offs, ix.docs = nil, nil, nil, nil
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/ragbench/ragbench/harness/retrieval/dense/internal/i8dot"
 	"github.com/ragbench/ragbench/internal/mmap"
@@ -224,7 +225,8 @@ func (ix *Index) rescore(qs []float32, cands []*topK, k int) []*topK {
 	dim := ix.meta.Dim
 	// Each candidate's row is read below by one search thread, one page fault at a time; asking for
 	// every row first lets the kernel read the rows not in the page cache concurrently.
-	if raw := ix.vecRaw; raw != nil {
+	if len(ix.vecs) > 0 {
+		raw := unsafe.Slice((*byte)(unsafe.Pointer(&ix.vecs[0])), 4*len(ix.vecs))
 		for _, c := range cands {
 			for _, r := range c.h {
 				mmap.WillNeed(raw, r.Row*dim*4, dim*4)
