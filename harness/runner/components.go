@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/harness/extract"
@@ -200,7 +201,7 @@ func (r *Resources) Open(ctx context.Context, p *Plan, needs []*IndexNeed) (*Com
 // config has no splade; "" otherwise (dense is its own role).
 func roleOf(e string, experts []string) string {
 	switch {
-	case e == "splade", e == "bm25" && !contains(experts, "splade"):
+	case e == "splade", e == "bm25" && !slices.Contains(experts, "splade"):
 		return "sparse"
 	}
 	return ""

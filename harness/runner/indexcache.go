@@ -259,14 +259,14 @@ func (r *Resources) Needs(p *Plan) ([]*IndexNeed, error) {
 				return nil, err
 			}
 		}
-		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && (len(u.Datasets) == 0 || contains(u.Datasets, d.Config.Name) || contains(u.Datasets, d.Name)) {
+		if u := r.cfg.Retrieval.Units; len(u.Experts) > 0 && d.In(u.Datasets) {
 			for _, e := range u.Experts {
 				if err := add(UnitsIndex(e), src, unitOpts(u, e, r.cfg.Retrieval), IndexNeed{}); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if ng := r.cfg.Ngram; ng.Build && (len(ng.Datasets) == 0 || contains(ng.Datasets, d.Config.Name) || contains(ng.Datasets, d.Name)) {
+		if ng := r.cfg.Ngram; ng.Build && d.In(ng.Datasets) {
 			no := ngram.BuildOptions{Lowercase: r.cfg.Ngram.Lowercase, Title: true}
 			if err := add(IndexNgram, src, map[string]any{"lowercase": no.Lowercase}, IndexNeed{ngram: no}); err != nil {
 				return nil, err
@@ -472,15 +472,6 @@ func (r *Resources) poolDocs(ctx context.Context, src corpusSource, rd corpus.Re
 		}
 	}
 	return docs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Provenance is what the resolved config records besides the config: tool version, git commit, config

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,16 +38,12 @@ type Cell struct {
 }
 
 // Runs reports whether the cell runs on dataset d (named by its config name or canonical name).
-func (c *Cell) Runs(d *Dataset) bool {
-	if len(c.Datasets) == 0 {
-		return true
-	}
-	for _, n := range c.Datasets {
-		if n == d.Config.Name || n == d.Name {
-			return true
-		}
-	}
-	return false
+func (c *Cell) Runs(d *Dataset) bool { return d.In(c.Datasets) }
+
+// In reports whether a config's dataset list selects d: an empty list selects every dataset, and
+// otherwise d is named by its config name or its canonical name.
+func (d *Dataset) In(list []string) bool {
+	return len(list) == 0 || slices.Contains(list, d.Config.Name) || slices.Contains(list, d.Name)
 }
 
 // Dataset is a loaded dataset of the plan.

@@ -220,7 +220,7 @@ func planRetrieval(c Config, d *Dataset, s map[string]any) PlanRetrieval {
 func planNgram(c Config, d *Dataset) *PlanNgram {
 	ng := c.Ngram
 	if ng.Build {
-		if len(ng.Datasets) > 0 && !contains(ng.Datasets, d.Config.Name) && !contains(ng.Datasets, d.Name) || d.Config.Corpus == "" {
+		if !d.In(ng.Datasets) || d.Config.Corpus == "" {
 			return &PlanNgram{Backend: "none"}
 		}
 		return &PlanNgram{Backend: "local (built over corpus " + d.Config.Corpus + ")"}

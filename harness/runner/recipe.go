@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -503,7 +504,7 @@ func resolveRecipes(c Config) (Config, error) {
 				bad("%s is model %s, the entry says %s", r.File, r.Model, m.Model)
 				continue
 			}
-			if len(m.Datasets) > 0 && !contains(m.Datasets, r.Dataset) {
+			if len(m.Datasets) > 0 && !slices.Contains(m.Datasets, r.Dataset) {
 				bad("%s is dataset %s, the entry restricts it to %s", r.File, r.Dataset, strings.Join(m.Datasets, ", "))
 				continue
 			}
